@@ -1,0 +1,353 @@
+"""Headless commands: `trove base create`, `trove add`, `trove search`, ...
+
+Every command goes through KnowledgeService, the same facade the GUI uses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TextIO
+
+from app import __version__
+from app.knowledge.layout import resolve_home
+from app.knowledge.service import KnowledgeService
+from app.knowledge.types import Base, Item, ItemPhase, ItemStatus, SearchResponse, TroveError
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+Command = Callable[[KnowledgeService, argparse.Namespace], int]
+
+
+def _print_json(data: Any, out: TextIO | None = None) -> None:
+    (out or sys.stdout).write(json.dumps(data, ensure_ascii=False) + "\n")
+
+
+def _base_json(base: Base) -> dict[str, Any]:
+    return {
+        "id": base.id,
+        "name": base.name,
+        "embeddingModel": base.embedding_model,
+        "dimensions": base.dimensions,
+        "rerankModel": base.rerank_model,
+        "documentCount": base.document_count,
+        "threshold": base.threshold,
+        "chunkSize": base.chunk_size,
+        "chunkOverlap": base.chunk_overlap,
+        "status": str(base.status),
+        "statusReason": base.status_reason,
+    }
+
+
+def _item_json(item: Item) -> dict[str, Any]:
+    return {
+        "id": item.id,
+        "parentId": item.parent_id,
+        "type": str(item.type),
+        "source": item.source,
+        "title": item.title,
+        "relativePath": item.relative_path,
+        "status": str(item.status),
+        "phase": str(item.phase) if item.phase else None,
+        "progress": item.progress,
+        "errorCode": item.error_code,
+        "errorMessage": item.error_message,
+        "chunkCount": item.chunk_count,
+        "size": item.size,
+    }
+
+
+def _table(rows: Sequence[Sequence[str]], headers: Sequence[str]) -> str:
+    widths = [max(len(str(r[i])) for r in [headers, *rows]) for i in range(len(headers))]
+    lines = ["  ".join(str(h).ljust(w) for h, w in zip(headers, widths, strict=True))]
+    lines += ["  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+# -- commands ------------------------------------------------------------------------------
+
+
+def cmd_base_create(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    base = svc.create_base(
+        args.name,
+        embedding_model=args.embedding,
+        rerank_model=args.rerank,
+        document_count=args.top_k,
+        threshold=args.threshold,
+        chunk_size=args.chunk_size,
+        chunk_overlap=args.chunk_overlap,
+    )
+    if args.json:
+        _print_json(_base_json(base))
+    else:
+        print(f"created knowledge base {base.name!r} (id {base.id})")
+    return EXIT_OK
+
+
+def cmd_base_list(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    bases = svc.list_bases()
+    if args.json:
+        _print_json([_base_json(b) for b in bases])
+        return EXIT_OK
+    if not bases:
+        print("no knowledge bases yet; create one with: trove base create NAME")
+        return EXIT_OK
+    rows = [
+        (b.id, b.name, b.embedding_model or "(BM25 only)", str(b.status), str(svc.catalog.count_items(b.id)))
+        for b in bases
+    ]
+    print(_table(rows, ("ID", "NAME", "EMBEDDING", "STATUS", "ITEMS")))
+    return EXIT_OK
+
+
+def cmd_item_list(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    base = svc.resolve_base(args.base)
+    items = svc.list_items(base.id)
+    if args.json:
+        _print_json([_item_json(i) for i in items])
+        return EXIT_OK
+    rows = [
+        (
+            i.id,
+            str(i.type),
+            _status_text(i),
+            str(i.chunk_count),
+            i.relative_path or "",
+        )
+        for i in items
+    ]
+    print(_table(rows, ("ID", "TYPE", "STATUS", "CHUNKS", "MATERIAL")) if rows else "no items")
+    return EXIT_OK
+
+
+def _status_text(item: Item) -> str:
+    if item.status is ItemStatus.FAILED:
+        return f"failed ({item.error_code})"
+    if item.phase is ItemPhase.EMBEDDING and item.progress is not None:
+        return f"{item.status}: embedding {item.progress:.0f}%"
+    if item.phase:
+        return f"{item.status}: {item.phase}"
+    return str(item.status)
+
+
+def cmd_add(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    base = svc.resolve_base(args.base)
+    report = svc.add(base.id, args.paths)
+    for source, reason in report.skipped:
+        print(f"skipped {source}: {reason}", file=sys.stderr)
+    for source, message in report.errors:
+        print(f"error: {source}: {message}", file=sys.stderr)
+    print(f"added {len(report.added)} item(s) to {base.name!r}", file=sys.stderr)
+    with _progress_printer() as progress:
+        svc.run_pending_jobs(base.id, progress=progress)
+    items = svc.list_items(base.id)
+    added_ids = {i.id for i in report.added}
+    mine = [i for i in items if i.id in added_ids or i.parent_id in added_ids]
+    failed = [i for i in mine if i.status is ItemStatus.FAILED and i.error_code != "ALL_CHILDREN_FAILED"]
+    done = sum(1 for i in mine if i.status is ItemStatus.COMPLETED and i.chunk_count)
+    print(f"indexed {done} document(s), {len(failed)} failed", file=sys.stderr)
+    for item in failed:
+        print(f"failed: {item.source}: {item.error_code}: {item.error_message}", file=sys.stderr)
+    if args.wait and (failed or report.errors):
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+@contextmanager
+def _progress_printer() -> Iterator[Callable[[str, ItemPhase | None, float | None], None]]:
+    """Live progress on a terminal; silent when output is piped."""
+    interactive = sys.stderr.isatty()
+    count = 0
+
+    def report(item_id: str, phase: ItemPhase | None, percent: float | None) -> None:
+        nonlocal count
+        if not interactive:
+            return
+        if phase is ItemPhase.READING:
+            count += 1
+        detail = f" {percent:.0f}%" if percent is not None else ""
+        sys.stderr.write(f"\r\x1b[Kindexing document {count}: {phase or 'done'}{detail}")
+        sys.stderr.flush()
+
+    try:
+        yield report
+    finally:
+        if interactive and count:
+            sys.stderr.write("\r\x1b[K")
+
+
+def cmd_search(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    base = svc.resolve_base(args.base)
+    if args.queries:
+        return _search_batch(svc, base, args)
+    if args.query is None:
+        print("error: give a QUERY or --queries FILE", file=sys.stderr)
+        return EXIT_USAGE
+    response = svc.search(base.id, args.query, top_k=args.top_k)
+    if args.json:
+        _print_json(_response_json(response, debug=args.debug))
+        return EXIT_OK
+    _print_results(response, debug=args.debug)
+    return EXIT_OK
+
+
+def _response_json(response: SearchResponse, *, debug: bool = True) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "query": response.query,
+        "mode": str(response.mode),
+        "results": [r.to_json() for r in response.results],
+    }
+    if debug:
+        data["metrics"] = response.metrics.to_json()
+    return data
+
+
+def _print_results(response: SearchResponse, *, debug: bool) -> None:
+    if not response.results:
+        print("no results")
+    for r in response.results:
+        snippet = " ".join(r.text.split())
+        if len(snippet) > 240:
+            snippet = snippet[:239] + "…"
+        print(f"{r.rank:>3}. {r.title}  [{r.score_kind} {r.score:.4f}]  {r.concept_id}:{r.char_start}-{r.char_end}")
+        print(f"     {snippet}")
+    if debug:
+        m = response.metrics.to_json()
+        print(
+            f"mode {response.mode} | "
+            + " | ".join(f"{k} {v}" for k, v in m.items()),
+            file=sys.stderr,
+        )
+
+
+def _search_batch(svc: KnowledgeService, base: Base, args: argparse.Namespace) -> int:
+    """BEIR-style queries (JSON Lines with _id and text) -> one JSON line per query."""
+    path = Path(args.queries)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        print(f"error: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_FAILED
+    failures = 0
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            query_id, text = str(record["_id"]), str(record["text"])
+        except (ValueError, KeyError, TypeError):
+            print(f"error: {path}:{number}: expected a JSON object with _id and text", file=sys.stderr)
+            failures += 1
+            continue
+        try:
+            response = svc.search(base.id, text, top_k=args.top_k)
+        except TroveError as exc:
+            # A query the engine refuses (no searchable token) is an answer, not a failure.
+            error = {"code": str(exc.code), "message": exc.message}
+            _print_json({"query_id": query_id, "query": text, "error": error, "results": []})
+            continue
+        _print_json({"query_id": query_id, **_response_json(response)})
+    return EXIT_FAILED if failures else EXIT_OK
+
+
+# -- parser --------------------------------------------------------------------------------
+
+
+def _positive(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be a positive whole number")
+    return number
+
+
+def _non_negative(value: str) -> int:
+    number = int(value)
+    if number < 0:
+        raise argparse.ArgumentTypeError("must be zero or more")
+    return number
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="trove", description="Trove knowledge bases from the command line."
+    )
+    parser.add_argument("--version", action="version", version=f"trove {__version__}")
+    parser.add_argument(
+        "--home", metavar="DIR", help="data directory (default: $TROVE_HOME, else the platform data dir)"
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    base = commands.add_parser("base", help="create and list knowledge bases")
+    base_cmds = base.add_subparsers(dest="base_command", metavar="ACTION", required=True)
+    create = base_cmds.add_parser("create", help="create a knowledge base")
+    create.add_argument("name")
+    create.add_argument("--embedding", metavar="PROVIDER:MODEL", help="embedding model (omit for BM25 only)")
+    create.add_argument("--rerank", metavar="PROVIDER:MODEL", help="rerank model")
+    create.add_argument("--top-k", type=_positive, default=10, help="results per search (default 10)")
+    create.add_argument("--chunk-size", type=_positive, default=512, help="tokens per chunk (default 512)")
+    create.add_argument("--chunk-overlap", type=_non_negative, default=64, help="tokens of overlap (default 64)")
+    create.add_argument("--threshold", type=float, help="minimum relevance score (0..1) for reranked results")
+    create.add_argument("--json", action="store_true")
+    create.set_defaults(func=cmd_base_create)
+    blist = base_cmds.add_parser("list", help="list knowledge bases")
+    blist.add_argument("--json", action="store_true")
+    blist.set_defaults(func=cmd_base_list)
+
+    item = commands.add_parser("item", help="list the items of a knowledge base")
+    item_cmds = item.add_subparsers(dest="item_command", metavar="ACTION", required=True)
+    ilist = item_cmds.add_parser("list", help="list items")
+    ilist.add_argument("base", metavar="BASE", help="base id or unique name")
+    ilist.add_argument("--json", action="store_true")
+    ilist.set_defaults(func=cmd_item_list)
+
+    add = commands.add_parser("add", help="add files and folders, then index them")
+    add.add_argument("base", metavar="BASE", help="base id or unique name")
+    add.add_argument("paths", metavar="PATH", nargs="+")
+    add.add_argument("--wait", action="store_true", help="exit non-zero if any item failed")
+    add.set_defaults(func=cmd_add)
+
+    search = commands.add_parser("search", help="search a knowledge base")
+    search.add_argument("base", metavar="BASE", help="base id or unique name")
+    search.add_argument("query", metavar="QUERY", nargs="?")
+    search.add_argument("--queries", metavar="FILE", help="JSON Lines of {_id, text}; one JSON line out per query")
+    search.add_argument("--top-k", type=_positive, help="results (default: the base's document count)")
+    search.add_argument("--json", action="store_true")
+    search.add_argument("--debug", action="store_true", help="show per-stage timings and hit counts")
+    search.set_defaults(func=cmd_search)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    func: Command | None = getattr(args, "func", None)
+    if func is None:
+        parser.print_help()
+        return EXIT_OK
+    svc = KnowledgeService(resolve_home(args.home))
+    try:
+        return func(svc, args)
+    except TroveError as exc:
+        print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    finally:
+        svc.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,580 @@
+"""The app database `trove.sqlite`: bases, items and jobs.
+
+One apsw connection guarded by a lock: catalog statements are short, and WAL lets the
+per-base index stores be read and written on their own connections meanwhile.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from app.knowledge import db, states
+from app.knowledge.types import (
+    DEFAULT_CHUNK_OVERLAP,
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_DOCUMENT_COUNT,
+    Base,
+    BaseStatus,
+    ErrorCode,
+    Item,
+    ItemPhase,
+    ItemStatus,
+    ItemType,
+    TroveError,
+)
+
+
+def _v1(conn: apsw.Connection) -> None:
+    conn.execute(
+        """
+        CREATE TABLE bases (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            embedding_model TEXT,
+            dimensions INTEGER,
+            rerank_model TEXT,
+            document_count INTEGER NOT NULL DEFAULT 10 CHECK (document_count BETWEEN 1 AND 200),
+            threshold REAL CHECK (threshold IS NULL OR threshold BETWEEN 0 AND 1),
+            chunk_size INTEGER NOT NULL CHECK (chunk_size > 0),
+            chunk_overlap INTEGER NOT NULL CHECK (chunk_overlap >= 0 AND chunk_overlap < chunk_size),
+            status TEXT NOT NULL CHECK (status IN ('completed', 'failed')),
+            status_reason TEXT,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            CHECK ((embedding_model IS NULL) = (dimensions IS NULL))
+        );
+        CREATE TABLE items (
+            id TEXT PRIMARY KEY,
+            base_id TEXT NOT NULL REFERENCES bases(id) ON DELETE CASCADE,
+            parent_id TEXT REFERENCES items(id) ON DELETE CASCADE,
+            type TEXT NOT NULL CHECK (type IN ('file', 'directory', 'url', 'sitemap', 'note')),
+            source TEXT NOT NULL,
+            title TEXT NOT NULL,
+            relative_path TEXT,
+            status TEXT NOT NULL
+                CHECK (status IN ('preparing', 'processing', 'completed', 'failed', 'deleting')),
+            phase TEXT CHECK (phase IS NULL OR phase IN ('reading', 'embedding', 'writing', 'waiting')),
+            progress REAL,
+            error_code TEXT,
+            error_message TEXT,
+            chunk_count INTEGER NOT NULL DEFAULT 0,
+            size INTEGER,
+            content_hash TEXT,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        );
+        CREATE INDEX items_base_status ON items(base_id, status);
+        CREATE INDEX items_parent ON items(parent_id);
+        CREATE INDEX items_base_source ON items(base_id, source);
+        CREATE INDEX items_base_hash ON items(base_id, content_hash);
+        CREATE TABLE jobs (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL,
+            base_id TEXT NOT NULL REFERENCES bases(id) ON DELETE CASCADE,
+            item_id TEXT,
+            payload TEXT NOT NULL DEFAULT '{}',
+            idempotency_key TEXT,
+            status TEXT NOT NULL DEFAULT 'queued'
+                CHECK (status IN ('queued', 'running', 'done', 'failed', 'abandoned')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            not_before REAL NOT NULL DEFAULT 0,
+            last_error TEXT,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        );
+        -- Only one live job per idempotency key: adding the same thing twice enqueues once.
+        CREATE UNIQUE INDEX jobs_live_key ON jobs(idempotency_key)
+            WHERE status IN ('queued', 'running');
+        CREATE INDEX jobs_queue ON jobs(base_id, status, not_before);
+        """
+    )
+
+
+MIGRATIONS: list[db.Migration] = [_v1]
+
+_BASE_COLUMNS = (
+    "id, name, embedding_model, dimensions, rerank_model, document_count, threshold, "
+    "chunk_size, chunk_overlap, status, status_reason, created_at, updated_at"
+)
+_ITEM_COLUMNS = (
+    "id, base_id, parent_id, type, source, title, relative_path, status, phase, progress, "
+    "error_code, error_message, chunk_count, size, content_hash, created_at, updated_at"
+)
+_JOB_COLUMNS = (
+    "id, kind, base_id, item_id, payload, idempotency_key, status, attempts, not_before, "
+    "last_error, created_at, updated_at"
+)
+
+_BASE_UPDATABLE = frozenset(
+    {
+        "name",
+        "embedding_model",
+        "dimensions",
+        "rerank_model",
+        "document_count",
+        "threshold",
+        "chunk_size",
+        "chunk_overlap",
+    }
+)
+_ITEM_UPDATABLE = frozenset(
+    {"title", "relative_path", "chunk_count", "size", "content_hash", "source"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    id: int
+    kind: str
+    base_id: str
+    item_id: str | None
+    payload: dict[str, Any]
+    idempotency_key: str | None
+    status: str
+    attempts: int
+    not_before: float
+    last_error: str | None
+    created_at: float
+    updated_at: float
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+def _base(row: Sequence[Any]) -> Base:
+    return Base(
+        id=row[0],
+        name=row[1],
+        embedding_model=row[2],
+        dimensions=row[3],
+        rerank_model=row[4],
+        document_count=row[5],
+        threshold=row[6],
+        chunk_size=row[7],
+        chunk_overlap=row[8],
+        status=BaseStatus(row[9]),
+        status_reason=row[10],
+        created_at=row[11],
+        updated_at=row[12],
+    )
+
+
+def _item(row: Sequence[Any]) -> Item:
+    return Item(
+        id=row[0],
+        base_id=row[1],
+        parent_id=row[2],
+        type=ItemType(row[3]),
+        source=row[4],
+        title=row[5],
+        relative_path=row[6],
+        status=ItemStatus(row[7]),
+        phase=ItemPhase(row[8]) if row[8] else None,
+        progress=row[9],
+        error_code=row[10],
+        error_message=row[11],
+        chunk_count=row[12],
+        size=row[13],
+        content_hash=row[14],
+        created_at=row[15],
+        updated_at=row[16],
+    )
+
+
+def _job(row: Sequence[Any]) -> Job:
+    return Job(
+        id=row[0],
+        kind=row[1],
+        base_id=row[2],
+        item_id=row[3],
+        payload=json.loads(row[4]),
+        idempotency_key=row[5],
+        status=row[6],
+        attempts=row[7],
+        not_before=row[8],
+        last_error=row[9],
+        created_at=row[10],
+        updated_at=row[11],
+    )
+
+
+class Catalog:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = db.connect(path)
+        self._lock = threading.RLock()
+        db.migrate(self._conn, MIGRATIONS, "catalog")
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Group several catalog writes so they land together or not at all."""
+        with self._lock, self._conn:
+            yield
+
+    def _rows(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            return [tuple(r) for r in self._conn.execute(sql, args)]
+
+    def _exec(self, sql: str, args: Sequence[Any] = ()) -> None:
+        with self._lock:
+            self._conn.execute(sql, args)
+
+    # -- bases -------------------------------------------------------------------------
+
+    def create_base(
+        self,
+        name: str,
+        *,
+        base_id: str | None = None,
+        embedding_model: str | None = None,
+        dimensions: int | None = None,
+        rerank_model: str | None = None,
+        document_count: int = DEFAULT_DOCUMENT_COUNT,
+        threshold: float | None = None,
+        chunk_size: int = DEFAULT_CHUNK_SIZE,
+        chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
+    ) -> Base:
+        now = time.time()
+        bid = base_id or new_id()
+        try:
+            self._exec(
+                f"INSERT INTO bases ({_BASE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    bid,
+                    name,
+                    embedding_model,
+                    dimensions,
+                    rerank_model,
+                    document_count,
+                    threshold,
+                    chunk_size,
+                    chunk_overlap,
+                    BaseStatus.COMPLETED.value,
+                    None,
+                    now,
+                    now,
+                ),
+            )
+        except apsw.ConstraintError as exc:
+            raise TroveError(ErrorCode.INVALID_ARGUMENT, f"invalid base settings: {exc}") from exc
+        return self.require_base(bid)
+
+    def get_base(self, base_id: str) -> Base | None:
+        rows = self._rows(f"SELECT {_BASE_COLUMNS} FROM bases WHERE id = ?", (base_id,))
+        return _base(rows[0]) if rows else None
+
+    def require_base(self, base_id: str) -> Base:
+        base = self.get_base(base_id)
+        if base is None:
+            raise TroveError(ErrorCode.BASE_NOT_FOUND, f"no knowledge base with id {base_id!r}")
+        return base
+
+    def list_bases(self) -> list[Base]:
+        return [_base(r) for r in self._rows(f"SELECT {_BASE_COLUMNS} FROM bases ORDER BY name, id")]
+
+    def find_bases_by_name(self, name: str) -> list[Base]:
+        rows = self._rows(f"SELECT {_BASE_COLUMNS} FROM bases WHERE name = ? ORDER BY id", (name,))
+        return [_base(r) for r in rows]
+
+    def update_base(self, base_id: str, **fields: Any) -> Base:
+        unknown = set(fields) - _BASE_UPDATABLE
+        if unknown:
+            raise ValueError(f"cannot update base fields {sorted(unknown)}")
+        if fields:
+            assignments = ", ".join(f"{k} = ?" for k in fields)
+            try:
+                self._exec(
+                    f"UPDATE bases SET {assignments}, updated_at = ? WHERE id = ?",
+                    (*fields.values(), time.time(), base_id),
+                )
+            except apsw.ConstraintError as exc:
+                raise TroveError(ErrorCode.INVALID_ARGUMENT, f"invalid base settings: {exc}") from exc
+        return self.require_base(base_id)
+
+    def set_base_status(self, base_id: str, status: BaseStatus, reason: str | None = None) -> Base:
+        self._exec(
+            "UPDATE bases SET status = ?, status_reason = ?, updated_at = ? WHERE id = ?",
+            (status.value, reason, time.time(), base_id),
+        )
+        return self.require_base(base_id)
+
+    def delete_base_row(self, base_id: str) -> None:
+        self._exec("DELETE FROM bases WHERE id = ?", (base_id,))
+
+    # -- items -------------------------------------------------------------------------
+
+    def create_item(
+        self,
+        base_id: str,
+        item_type: ItemType,
+        source: str,
+        title: str,
+        *,
+        status: ItemStatus,
+        parent_id: str | None = None,
+        relative_path: str | None = None,
+        size: int | None = None,
+        content_hash: str | None = None,
+        item_id: str | None = None,
+    ) -> Item:
+        iid = item_id or new_id()
+        states.check_transition(iid, None, status)
+        now = time.time()
+        self._exec(
+            f"INSERT INTO items ({_ITEM_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                iid,
+                base_id,
+                parent_id,
+                item_type.value,
+                source,
+                title,
+                relative_path,
+                status.value,
+                None,
+                None,
+                None,
+                None,
+                0,
+                size,
+                content_hash,
+                now,
+                now,
+            ),
+        )
+        return self.require_item(iid)
+
+    def get_item(self, item_id: str) -> Item | None:
+        rows = self._rows(f"SELECT {_ITEM_COLUMNS} FROM items WHERE id = ?", (item_id,))
+        return _item(rows[0]) if rows else None
+
+    def require_item(self, item_id: str) -> Item:
+        item = self.get_item(item_id)
+        if item is None:
+            raise TroveError(ErrorCode.ITEM_NOT_FOUND, f"no item with id {item_id!r}")
+        return item
+
+    def get_items(self, item_ids: Iterable[str]) -> dict[str, Item]:
+        ids = list(dict.fromkeys(item_ids))
+        found: dict[str, Item] = {}
+        # Stay well below SQLite's bound-parameter limit.
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for row in self._rows(f"SELECT {_ITEM_COLUMNS} FROM items WHERE id IN ({marks})", part):
+                found[row[0]] = _item(row)
+        return found
+
+    def list_items(
+        self,
+        base_id: str,
+        *,
+        parent_id: str | None = None,
+        roots_only: bool = False,
+        statuses: Iterable[ItemStatus] | None = None,
+    ) -> list[Item]:
+        sql = f"SELECT {_ITEM_COLUMNS} FROM items WHERE base_id = ?"
+        args: list[Any] = [base_id]
+        if parent_id is not None:
+            sql += " AND parent_id = ?"
+            args.append(parent_id)
+        elif roots_only:
+            sql += " AND parent_id IS NULL"
+        if statuses is not None:
+            wanted = [s.value for s in statuses]
+            sql += f" AND status IN ({','.join('?' * len(wanted))})"
+            args.extend(wanted)
+        sql += " ORDER BY created_at, id"
+        return [_item(r) for r in self._rows(sql, args)]
+
+    def find_items_by_source(self, base_id: str, source: str) -> list[Item]:
+        rows = self._rows(
+            f"SELECT {_ITEM_COLUMNS} FROM items WHERE base_id = ? AND source = ?", (base_id, source)
+        )
+        return [_item(r) for r in rows]
+
+    def count_items(self, base_id: str, status: ItemStatus | None = None) -> int:
+        if status is None:
+            rows = self._rows("SELECT count(*) FROM items WHERE base_id = ?", (base_id,))
+        else:
+            rows = self._rows(
+                "SELECT count(*) FROM items WHERE base_id = ? AND status = ?",
+                (base_id, status.value),
+            )
+        return int(rows[0][0])
+
+    def set_item_status(
+        self,
+        item_id: str,
+        status: ItemStatus,
+        *,
+        error_code: str | None = None,
+        error_message: str | None = None,
+    ) -> Item:
+        """The only way an item's status changes; illegal transitions raise."""
+        with self._lock, self._conn:
+            current = self.require_item(item_id)
+            states.check_transition(item_id, current.status, status)
+            keep_error = status is ItemStatus.FAILED
+            self._conn.execute(
+                "UPDATE items SET status = ?, phase = NULL, progress = NULL, error_code = ?, "
+                "error_message = ?, updated_at = ? WHERE id = ?",
+                (
+                    status.value,
+                    error_code if keep_error else None,
+                    error_message if keep_error else None,
+                    time.time(),
+                    item_id,
+                ),
+            )
+        return self.require_item(item_id)
+
+    def set_item_phase(
+        self, item_id: str, phase: ItemPhase | None, progress: float | None = None
+    ) -> None:
+        with self._lock, self._conn:
+            current = self.require_item(item_id)
+            states.check_phase(item_id, current.status, phase)
+            self._conn.execute(
+                "UPDATE items SET phase = ?, progress = ?, updated_at = ? WHERE id = ?",
+                (phase.value if phase else None, progress, time.time(), item_id),
+            )
+
+    def update_item(self, item_id: str, **fields: Any) -> Item:
+        unknown = set(fields) - _ITEM_UPDATABLE
+        if unknown:
+            raise ValueError(f"cannot update item fields {sorted(unknown)}")
+        if fields:
+            assignments = ", ".join(f"{k} = ?" for k in fields)
+            self._exec(
+                f"UPDATE items SET {assignments}, updated_at = ? WHERE id = ?",
+                (*fields.values(), time.time(), item_id),
+            )
+        return self.require_item(item_id)
+
+    def delete_item_row(self, item_id: str) -> None:
+        """Remove a row; only items already marked deleting may go (DESIGN.md section 4)."""
+        with self._lock, self._conn:
+            item = self.get_item(item_id)
+            if item is None:
+                return
+            if item.status is not ItemStatus.DELETING:
+                raise TroveError(
+                    ErrorCode.ILLEGAL_TRANSITION,
+                    f"item {item_id} must be marked deleting before its row is removed",
+                )
+            self._conn.execute("DELETE FROM items WHERE id = ?", (item_id,))
+
+    def descendants(self, item_id: str) -> list[Item]:
+        rows = self._rows(
+            f"""
+            WITH RECURSIVE sub(id) AS (
+                SELECT id FROM items WHERE parent_id = ?
+                UNION ALL SELECT items.id FROM items JOIN sub ON items.parent_id = sub.id
+            )
+            SELECT {_ITEM_COLUMNS} FROM items WHERE id IN (SELECT id FROM sub)
+            """,
+            (item_id,),
+        )
+        return [_item(r) for r in rows]
+
+    # -- jobs --------------------------------------------------------------------------
+
+    def enqueue_job(
+        self,
+        kind: str,
+        base_id: str,
+        *,
+        item_id: str | None = None,
+        payload: dict[str, Any] | None = None,
+        idempotency_key: str | None = None,
+        not_before: float = 0.0,
+    ) -> Job:
+        """Queue a job; a live job with the same idempotency key is returned instead."""
+        now = time.time()
+        with self._lock, self._conn:
+            if idempotency_key is not None:
+                rows = self._rows(
+                    f"SELECT {_JOB_COLUMNS} FROM jobs WHERE idempotency_key = ? "
+                    "AND status IN ('queued', 'running')",
+                    (idempotency_key,),
+                )
+                if rows:
+                    return _job(rows[0])
+            self._conn.execute(
+                "INSERT INTO jobs (kind, base_id, item_id, payload, idempotency_key, not_before, "
+                "created_at, updated_at) VALUES (?,?,?,?,?,?,?,?)",
+                (kind, base_id, item_id, json.dumps(payload or {}), idempotency_key, not_before, now, now),
+            )
+            job_id = self._conn.last_insert_rowid()
+        return self.require_job(job_id)
+
+    def require_job(self, job_id: int) -> Job:
+        rows = self._rows(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = ?", (job_id,))
+        if not rows:
+            raise KeyError(job_id)
+        return _job(rows[0])
+
+    def claim_next_job(self, base_id: str | None = None, now: float | None = None) -> Job | None:
+        """Mark the oldest due queued job running and return it."""
+        now = time.time() if now is None else now
+        with self._lock, self._conn:
+            sql = f"SELECT {_JOB_COLUMNS} FROM jobs WHERE status = 'queued' AND not_before <= ?"
+            args: list[Any] = [now]
+            if base_id is not None:
+                sql += " AND base_id = ?"
+                args.append(base_id)
+            rows = self._rows(sql + " ORDER BY id LIMIT 1", args)
+            if not rows:
+                return None
+            job = _job(rows[0])
+            self._conn.execute(
+                "UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = ? "
+                "WHERE id = ?",
+                (now, job.id),
+            )
+        return self.require_job(job.id)
+
+    def finish_job(self, job_id: int, status: str, error: str | None = None) -> None:
+        self._exec(
+            "UPDATE jobs SET status = ?, last_error = ?, updated_at = ? WHERE id = ?",
+            (status, error, time.time(), job_id),
+        )
+
+    def retry_job(self, job_id: int, not_before: float, error: str) -> None:
+        self._exec(
+            "UPDATE jobs SET status = 'queued', not_before = ?, last_error = ?, updated_at = ? "
+            "WHERE id = ?",
+            (not_before, error, time.time(), job_id),
+        )
+
+    def list_jobs(self, base_id: str | None = None, statuses: Iterable[str] | None = None) -> list[Job]:
+        sql = f"SELECT {_JOB_COLUMNS} FROM jobs WHERE 1=1"
+        args: list[Any] = []
+        if base_id is not None:
+            sql += " AND base_id = ?"
+            args.append(base_id)
+        if statuses is not None:
+            wanted = list(statuses)
+            sql += f" AND status IN ({','.join('?' * len(wanted))})"
+            args.extend(wanted)
+        return [_job(r) for r in self._rows(sql + " ORDER BY id", args)]
+
+    def count_live_jobs(self, base_id: str | None = None) -> int:
+        return len(self.list_jobs(base_id, ("queued", "running")))

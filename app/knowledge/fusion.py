@@ -1,0 +1,32 @@
+"""Rank fusion of the BM25 and vector candidate lists."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import TypeVar
+
+K = TypeVar("K", bound=Hashable)
+
+RRF_K = 60
+
+
+def rrf(
+    ranked_lists: Sequence[Sequence[K]],
+    *,
+    k: int = RRF_K,
+    weights: Sequence[float] | None = None,
+) -> list[tuple[K, float]]:
+    """Reciprocal Rank Fusion: score(d) = sum_i w_i / (k + rank_i(d)), ranks from 1.
+
+    Ties keep the order in which keys were first seen, so the result is deterministic.
+    """
+    if weights is None:
+        weights = [1.0] * len(ranked_lists)
+    if len(weights) != len(ranked_lists):
+        raise ValueError("one weight per ranked list is required")
+    scores: dict[K, float] = {}
+    for ranked, weight in zip(ranked_lists, weights, strict=True):
+        for rank, key in enumerate(ranked, start=1):
+            scores[key] = scores.get(key, 0.0) + weight / (k + rank)
+    order = {key: i for i, key in enumerate(scores)}
+    return sorted(scores.items(), key=lambda kv: (-kv[1], order[kv[0]]))

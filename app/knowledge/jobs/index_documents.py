@@ -1,0 +1,156 @@
+"""index-documents: read -> chunk -> embed -> write, then flip the item to completed.
+
+The base mutex is held only for the final write and status flip, never while reading
+files or calling the embedding provider.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from app.knowledge import paths
+from app.knowledge.catalog import Job
+from app.knowledge.jobs.context import ItemFailure, JobCancelled, JobContext, RetryableFailure
+from app.knowledge.jobs.parents import settle_parent
+from app.knowledge.pipeline.indexing.chunker import chunk_text
+from app.knowledge.pipeline.readers.errors import ReaderError
+from app.knowledge.pipeline.readers.registry import read_document
+from app.knowledge.pipeline.store.index_store import ChunkRecord, DimensionMismatchError
+from app.knowledge.pipeline.store.vector_index import FloatMatrix
+from app.knowledge.types import Base, ErrorCode, Item, ItemPhase, ItemStatus, ItemType
+from app.providers.interfaces import ProviderError
+
+log = logging.getLogger(__name__)
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def write_material(target: Path, text: str) -> None:
+    """Write atomically: a crash leaves the old material or the new one, never half."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".part")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def run(ctx: JobContext, job: Job) -> None:
+    parts = ctx.parts
+    item = parts.catalog.get_item(job.item_id or "")
+    if item is None or item.status is not ItemStatus.PROCESSING:
+        return  # deleted or settled meanwhile: nothing left to do
+    base = parts.catalog.require_base(item.base_id)
+
+    ctx.progress(item.id, ItemPhase.READING, None)
+    text, title = _acquire(ctx, item, reacquire=bool(job.payload.get("reacquire", True)))
+    chunks = chunk_text(text, base.chunk_size, base.chunk_overlap)
+    if not chunks:
+        raise ItemFailure(
+            ErrorCode.EMPTY_INDEXABLE_TEXT,
+            "no text could be extracted from this source (is it empty, or only images?)",
+        )
+    records = [ChunkRecord(c.start, c.end, c.text, c.token_count, text_hash(c.text)) for c in chunks]
+    _check_cancelled(ctx)
+
+    vectors = _embed(ctx, base, item, records) if base.embedding_model else None
+    _check_cancelled(ctx)
+
+    ctx.progress(item.id, ItemPhase.WRITING, None)
+    store = parts.stores.get(base.id)
+    with parts.mutex.lock(base.id):
+        current = parts.catalog.get_item(item.id)
+        if current is None or current.status is not ItemStatus.PROCESSING:
+            return  # a delete won the race; its job removes what we would write
+        try:
+            if vectors is not None and base.dimensions is not None:
+                store.ensure_vectors(base.dimensions)
+            store.rebuild_material(
+                item.id,
+                item.relative_path or "",
+                title,
+                len(text),
+                records,
+                vectors,
+                content_hash=item.content_hash,
+            )
+        except DimensionMismatchError as exc:
+            raise ItemFailure(ErrorCode.EMBEDDING_FAILED, str(exc)) from exc
+        parts.catalog.update_item(item.id, chunk_count=len(records), title=title)
+        parts.catalog.set_item_status(item.id, ItemStatus.COMPLETED)
+        settle_parent(parts.catalog, item.parent_id)
+
+
+def _check_cancelled(ctx: JobContext) -> None:
+    if ctx.cancelled():
+        raise JobCancelled()
+
+
+def _acquire(ctx: JobContext, item: Item, *, reacquire: bool) -> tuple[str, str]:
+    """The material text and title: read the source and store its text under raw/."""
+    if item.relative_path is None:
+        raise ItemFailure(ErrorCode.READ_FAILED, "the item has no material path")
+    raw = ctx.parts.layout.raw_dir(item.base_id)
+    try:
+        target = paths.resolve_below(raw, item.relative_path)
+    except paths.UnsafePathError as exc:
+        raise ItemFailure(ErrorCode.READ_FAILED, str(exc)) from exc
+    if item.type is not ItemType.FILE:
+        raise ItemFailure(ErrorCode.UNSUPPORTED_FILE_TYPE, f"{item.type} items are not indexed yet")
+    source = Path(item.source) if reacquire or not target.exists() else target
+    try:
+        doc = read_document(source, max_bytes=ctx.parts.max_file_bytes)
+    except ReaderError as exc:
+        raise ItemFailure(exc.code, exc.message) from exc
+    if source != target:
+        write_material(target, doc.text)
+    return doc.text, doc.title
+
+
+def _embed(ctx: JobContext, base: Base, item: Item, records: list[ChunkRecord]) -> FloatMatrix:
+    """Vectors for every chunk: identical texts once, texts the base already has reused."""
+    parts = ctx.parts
+    assert base.embedding_model is not None and base.dimensions is not None
+    store = parts.stores.get(base.id)
+    known = store.vectors_for_hashes(r.text_hash for r in records)
+    todo: dict[str, str] = {}
+    for r in records:
+        if r.text_hash not in known:
+            todo.setdefault(r.text_hash, r.text)
+    embedder = parts.models.embedder(base.embedding_model)
+    pending = list(todo.items())
+    batch_size = max(1, parts.embed_batch_size)
+    ctx.progress(item.id, ItemPhase.EMBEDDING, 0.0)
+    for start in range(0, len(pending), batch_size):
+        _check_cancelled(ctx)
+        batch = pending[start : start + batch_size]
+        try:
+            got = np.asarray(embedder.embed([t for _, t in batch]), dtype=np.float32)
+        except ProviderError as exc:
+            if exc.retryable:
+                raise RetryableFailure(exc.code, exc.message) from exc
+            raise ItemFailure(exc.code, exc.message) from exc
+        if got.ndim != 2 or got.shape[0] != len(batch):
+            raise ItemFailure(ErrorCode.EMBEDDING_FAILED, "the embedding provider returned a malformed reply")
+        if got.shape[1] != base.dimensions:
+            raise ItemFailure(
+                ErrorCode.EMBEDDING_FAILED,
+                f"the embedding model returned {got.shape[1]}-dimensional vectors but this base "
+                f"uses {base.dimensions}; restore the base to switch models",
+            )
+        for (h, _), vec in zip(batch, got, strict=True):
+            known[h] = vec
+        done = min(start + batch_size, len(pending))
+        ctx.progress(item.id, ItemPhase.EMBEDDING, 100.0 * done / len(pending))
+    return np.stack([known[r.text_hash] for r in records]).astype(np.float32, copy=False)

@@ -1,0 +1,52 @@
+"""Job kinds and their policies (DESIGN.md section 5)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class JobKind(StrEnum):
+    PREPARE_ROOT = "prepare-root"
+    INDEX_DOCUMENTS = "index-documents"
+    DELETE_SUBTREE = "delete-subtree"
+    REINDEX_SUBTREE = "reindex-subtree"
+    CHECK_FILE_PROCESSING_RESULT = "check-file-processing-result"
+
+
+class Recovery(StrEnum):
+    # abandon: after a crash the item fails (never silently re-spend paid embedding calls)
+    ABANDON = "abandon"
+    # retry: the job runs again after a restart (a deletion always finishes)
+    RETRY = "retry"
+
+
+@dataclass(frozen=True, slots=True)
+class JobPolicy:
+    recovery: Recovery
+    concurrency: int = 1
+    attempts: int = 1
+    backoff_initial_s: float = 1.0
+    backoff_max_s: float = 30.0
+    timeout_s: float = 30 * 60
+
+    def backoff(self, attempt: int) -> float:
+        """Delay before attempt `attempt + 1` (attempt counts from 1)."""
+        return float(min(self.backoff_max_s, self.backoff_initial_s * 2 ** (attempt - 1)))
+
+
+POLICIES: dict[JobKind, JobPolicy] = {
+    JobKind.PREPARE_ROOT: JobPolicy(Recovery.ABANDON, concurrency=2),
+    JobKind.INDEX_DOCUMENTS: JobPolicy(Recovery.ABANDON, concurrency=5, attempts=3),
+    JobKind.DELETE_SUBTREE: JobPolicy(Recovery.RETRY, concurrency=1, attempts=5),
+    JobKind.REINDEX_SUBTREE: JobPolicy(Recovery.ABANDON, concurrency=1),
+    JobKind.CHECK_FILE_PROCESSING_RESULT: JobPolicy(Recovery.ABANDON, concurrency=2),
+}
+
+
+def index_key(item_id: str) -> str:
+    return f"{JobKind.INDEX_DOCUMENTS}:{item_id}"
+
+
+def prepare_key(item_id: str) -> str:
+    return f"{JobKind.PREPARE_ROOT}:{item_id}"

@@ -1,0 +1,29 @@
+"""Directory and sitemap roots show the aggregate status of their children."""
+
+from __future__ import annotations
+
+from app.knowledge import states
+from app.knowledge.catalog import Catalog
+from app.knowledge.types import ErrorCode, ItemStatus
+
+
+def settle_parent(catalog: Catalog, parent_id: str | None) -> None:
+    """Move a root to the aggregate of its children once they have settled."""
+    while parent_id is not None:
+        parent = catalog.get_item(parent_id)
+        if parent is None or parent.status is ItemStatus.DELETING:
+            return
+        children = [c.status for c in catalog.list_items(parent.base_id, parent_id=parent.id)]
+        target = states.aggregate_status(children)
+        if target is parent.status or not states.is_legal(parent.status, target):
+            return
+        if target is ItemStatus.FAILED:
+            catalog.set_item_status(
+                parent.id,
+                target,
+                error_code=ErrorCode.ALL_CHILDREN_FAILED,
+                error_message=f"all {len(children)} items inside failed",
+            )
+        else:
+            catalog.set_item_status(parent.id, target)
+        parent_id = parent.parent_id

@@ -1,0 +1,94 @@
+"""Run one claimed job through its handler and apply the outcome and retry policy.
+
+Qt-free: the headless drain loop below and the Qt runtime's workers both call `run_job`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+from app.knowledge.catalog import Job
+from app.knowledge.jobs import index_documents, prepare_root
+from app.knowledge.jobs.context import (
+    ItemFailure,
+    JobCancelled,
+    JobContext,
+    RetryableFailure,
+)
+from app.knowledge.jobs.kinds import POLICIES, JobKind
+from app.knowledge.jobs.parents import settle_parent
+from app.knowledge.types import ErrorCode, ItemStatus
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[JobContext, Job], None]
+
+HANDLERS: dict[str, Handler] = {
+    JobKind.INDEX_DOCUMENTS: index_documents.run,
+    JobKind.PREPARE_ROOT: prepare_root.run,
+}
+
+
+def run_job(ctx: JobContext, job: Job, *, clock: Callable[[], float] = time.time) -> str:
+    """Run a claimed job; returns the job's new status (done, failed or queued for retry)."""
+    catalog = ctx.parts.catalog
+    handler = HANDLERS.get(job.kind)
+    if handler is None:
+        catalog.finish_job(job.id, "failed", f"no handler for job kind {job.kind!r}")
+        return "failed"
+    policy = POLICIES[JobKind(job.kind)]
+    try:
+        handler(ctx, job)
+    except JobCancelled:
+        catalog.finish_job(job.id, "abandoned", "cancelled")
+        return "abandoned"
+    except RetryableFailure as exc:
+        if job.attempts < policy.attempts:
+            delay = max(policy.backoff(job.attempts), exc.retry_after or 0.0)
+            catalog.retry_job(job.id, clock() + delay, f"{exc.code}: {exc.message}")
+            return "queued"
+        _fail_item(ctx, job, exc.code, exc.message)
+    except ItemFailure as exc:
+        _fail_item(ctx, job, exc.code, exc.message)
+    except Exception as exc:  # a bug or an unexpected OS error must fail one item, not the app
+        log.exception("job %s (%s) crashed", job.id, job.kind)
+        _fail_item(ctx, job, ErrorCode.READ_FAILED, f"unexpected error: {exc}")
+    else:
+        catalog.finish_job(job.id, "done")
+        return "done"
+    catalog.finish_job(job.id, "failed", "item failed")
+    return "failed"
+
+
+def _fail_item(ctx: JobContext, job: Job, code: str, message: str) -> None:
+    catalog = ctx.parts.catalog
+    if job.item_id is None:
+        return
+    with ctx.parts.mutex.lock(job.base_id):
+        item = catalog.get_item(job.item_id)
+        if item is None or item.status not in (ItemStatus.PROCESSING, ItemStatus.PREPARING):
+            return
+        catalog.set_item_status(item.id, ItemStatus.FAILED, error_code=str(code), error_message=message)
+        settle_parent(catalog, item.parent_id)
+
+
+def drain(ctx: JobContext, base_id: str | None = None, *, clock: Callable[[], float] = time.time) -> int:
+    """Run queued jobs in this thread until none is due; returns how many ran.
+
+    The headless CLI uses this; jobs waiting on a retry delay are waited for, so the
+    queue is empty when it returns.
+    """
+    ran = 0
+    catalog = ctx.parts.catalog
+    while True:
+        job = catalog.claim_next_job(base_id, now=clock())
+        if job is None:
+            waiting = [j for j in catalog.list_jobs(base_id, ("queued",))]
+            if not waiting:
+                return ran
+            time.sleep(max(0.0, min(j.not_before for j in waiting) - clock()))
+            continue
+        run_job(ctx, job, clock=clock)
+        ran += 1

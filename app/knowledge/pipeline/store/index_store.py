@@ -1,0 +1,453 @@
+"""The per-base index `bases/<id>/.trove/index.sqlite`: materials, chunks, FTS5, vectors.
+
+Writes go through one connection under a lock, each in one transaction; searches use a
+connection per thread, so in WAL mode they read while a job writes.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import apsw
+import numpy as np
+import numpy.typing as npt
+
+from app.knowledge import db
+from app.knowledge.pipeline.indexing.tokenize import index_text
+from app.knowledge.pipeline.store.vector_index import FloatMatrix, VectorIndex
+
+log = logging.getLogger(__name__)
+
+INDEX_DIR = ".trove"
+INDEX_FILE = "index.sqlite"
+
+# Title matches count more than body matches: a title names what the whole text is about.
+TITLE_WEIGHT = 2.0
+BODY_WEIGHT = 1.0
+
+
+def _v1(conn: apsw.Connection) -> None:
+    conn.execute(
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE materials (
+            id INTEGER PRIMARY KEY,
+            item_id TEXT NOT NULL UNIQUE,
+            relative_path TEXT NOT NULL,
+            title TEXT NOT NULL,
+            char_count INTEGER NOT NULL,
+            content_hash TEXT
+        );
+        CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY,
+            material_id INTEGER NOT NULL REFERENCES materials(id) ON DELETE CASCADE,
+            item_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            char_start INTEGER NOT NULL,
+            char_end INTEGER NOT NULL CHECK (char_end >= char_start),
+            token_count INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            text_hash TEXT NOT NULL,
+            page INTEGER
+        );
+        CREATE INDEX chunks_material ON chunks(material_id, seq);
+        CREATE INDEX chunks_item ON chunks(item_id);
+        CREATE INDEX chunks_hash ON chunks(text_hash);
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+            body, title, content='', contentless_delete=1,
+            tokenize='unicode61 remove_diacritics 0'
+        );
+        INSERT INTO meta VALUES ('vector_epoch', '0');
+        """
+    )
+
+
+MIGRATIONS: list[db.Migration] = [_v1]
+
+
+class DimensionMismatchError(ValueError):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRecord:
+    """A chunk to write; offsets are into the material text."""
+
+    start: int
+    end: int
+    text: str
+    token_count: int
+    text_hash: str
+    page: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredChunk:
+    id: int
+    item_id: str
+    seq: int
+    char_start: int
+    char_end: int
+    text: str
+    page: int | None
+    relative_path: str
+    title: str
+
+
+@dataclass(frozen=True, slots=True)
+class MaterialInfo:
+    item_id: str
+    relative_path: str
+    title: str
+    char_count: int
+    chunk_count: int
+
+
+def index_path(base_dir: Path) -> Path:
+    return base_dir / INDEX_DIR / INDEX_FILE
+
+
+class IndexStore:
+    def __init__(self, path: Path, *, create: bool = True) -> None:
+        self.path = path
+        if create:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        self._write_lock = threading.RLock()
+        self._writer = db.connect(path, create=create, vectors=True)
+        with self._write_lock:
+            db.migrate(self._writer, MIGRATIONS, f"index {path}")
+        self._local = threading.local()
+        self._readers: list[apsw.Connection] = []
+        self._readers_lock = threading.Lock()
+        self._vectors: VectorIndex | None = None
+        self._vectors_lock = threading.Lock()
+        self._closed = False
+
+    # -- connections -------------------------------------------------------------------
+
+    def _reader(self) -> apsw.Connection:
+        conn: apsw.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = db.connect(self.path, create=False, vectors=True)
+            self._local.conn = conn
+            with self._readers_lock:
+                self._readers.append(conn)
+        return conn
+
+    def close(self) -> None:
+        with self._write_lock, self._readers_lock:
+            if self._closed:
+                return
+            self._closed = True
+            for conn in self._readers:
+                conn.close()
+            self._readers.clear()
+            self._writer.close()
+
+    # -- meta and dimensions -----------------------------------------------------------
+
+    def _meta(self, conn: apsw.Connection, key: str) -> str | None:
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return str(row[0]) if row else None
+
+    @property
+    def dimensions(self) -> int | None:
+        value = self._meta(self._reader(), "dimensions")
+        return int(value) if value is not None else None
+
+    def ensure_vectors(self, dimensions: int) -> None:
+        """Create the vec0 table for this base's dimension, or check it matches."""
+        with self._write_lock, self._writer:
+            current = self._meta(self._writer, "dimensions")
+            if current is not None:
+                if int(current) != dimensions:
+                    raise DimensionMismatchError(
+                        f"this base stores {current}-dimensional vectors, got {dimensions}"
+                    )
+                return
+            self._writer.execute(
+                f"CREATE VIRTUAL TABLE vectors USING vec0("
+                f"embedding float[{int(dimensions)}] distance_metric=cosine)"
+            )
+            self._writer.execute("INSERT INTO meta VALUES ('dimensions', ?)", (str(dimensions),))
+
+    def drop_vectors(self) -> None:
+        """Remove every vector (the base's embedding model changes)."""
+        with self._write_lock, self._writer:
+            self._writer.execute("DROP TABLE IF EXISTS vectors")
+            self._writer.execute("DELETE FROM meta WHERE key = 'dimensions'")
+            self._bump_epoch()
+        with self._vectors_lock:
+            self._vectors = None
+
+    def _bump_epoch(self) -> int:
+        row = self._writer.execute(
+            "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_epoch' "
+            "RETURNING value"
+        ).fetchone()
+        return int(row[0])
+
+    # -- writes ------------------------------------------------------------------------
+
+    def rebuild_material(
+        self,
+        item_id: str,
+        relative_path: str,
+        title: str,
+        char_count: int,
+        chunks: Sequence[ChunkRecord],
+        vectors: FloatMatrix | None = None,
+        content_hash: str | None = None,
+    ) -> list[int]:
+        """Replace an item's material, chunks, FTS rows and vectors in one transaction."""
+        if vectors is not None and len(vectors) != len(chunks):
+            raise ValueError("one vector per chunk is required")
+        title_tokens = index_text(title)
+        body_tokens = [index_text(c.text) for c in chunks]
+        with self._write_lock:
+            epoch_before = int(self._meta(self._writer, "vector_epoch") or 0)
+            with self._writer:
+                removed = self._delete_material_rows(item_id)
+                self._writer.execute(
+                    "INSERT INTO materials (item_id, relative_path, title, char_count, content_hash) "
+                    "VALUES (?,?,?,?,?)",
+                    (item_id, relative_path, title, char_count, content_hash),
+                )
+                material_id = self._writer.last_insert_rowid()
+                chunk_ids: list[int] = []
+                for seq, (chunk, tokens) in enumerate(zip(chunks, body_tokens, strict=True)):
+                    self._writer.execute(
+                        "INSERT INTO chunks (material_id, item_id, seq, char_start, char_end, "
+                        "token_count, text, text_hash, page) VALUES (?,?,?,?,?,?,?,?,?)",
+                        (
+                            material_id,
+                            item_id,
+                            seq,
+                            chunk.start,
+                            chunk.end,
+                            chunk.token_count,
+                            chunk.text,
+                            chunk.text_hash,
+                            chunk.page,
+                        ),
+                    )
+                    chunk_id = self._writer.last_insert_rowid()
+                    chunk_ids.append(chunk_id)
+                    self._writer.execute(
+                        "INSERT INTO chunks_fts (rowid, body, title) VALUES (?,?,?)",
+                        (chunk_id, tokens, title_tokens),
+                    )
+                if vectors is not None and len(chunk_ids):
+                    self._check_dimensions(vectors.shape[1])
+                    self._writer.executemany(
+                        "INSERT INTO vectors (rowid, embedding) VALUES (?, ?)",
+                        (
+                            (cid, np.ascontiguousarray(vec, dtype=np.float32).tobytes())
+                            for cid, vec in zip(chunk_ids, vectors, strict=True)
+                        ),
+                    )
+                epoch = self._bump_epoch() if (removed or vectors is not None) else epoch_before
+            self._mirror(epoch_before, epoch, removed, chunk_ids, vectors)
+        return chunk_ids
+
+    def delete_material(self, item_id: str) -> int:
+        """Remove an item's material, chunks, FTS rows and vectors; returns chunks removed."""
+        with self._write_lock:
+            epoch_before = int(self._meta(self._writer, "vector_epoch") or 0)
+            with self._writer:
+                removed = self._delete_material_rows(item_id)
+                epoch = self._bump_epoch() if removed else epoch_before
+            self._mirror(epoch_before, epoch, removed, [], None)
+        return len(removed)
+
+    def _check_dimensions(self, got: int) -> None:
+        current = self._meta(self._writer, "dimensions")
+        if current is None:
+            raise DimensionMismatchError("this base has no vector table; call ensure_vectors first")
+        if int(current) != got:
+            raise DimensionMismatchError(
+                f"the embedding model returned {got}-dimensional vectors; this base stores {current}"
+            )
+
+    def _has_vector_table(self, conn: apsw.Connection) -> bool:
+        return self._meta(conn, "dimensions") is not None
+
+    def _delete_material_rows(self, item_id: str) -> list[int]:
+        ids = [int(r[0]) for r in self._writer.execute(
+            "SELECT id FROM chunks WHERE item_id = ?", (item_id,)
+        )]
+        if ids:
+            with_vectors = self._has_vector_table(self._writer)
+            for chunk_id in ids:
+                self._writer.execute("DELETE FROM chunks_fts WHERE rowid = ?", (chunk_id,))
+                if with_vectors:
+                    self._writer.execute("DELETE FROM vectors WHERE rowid = ?", (chunk_id,))
+            self._writer.execute("DELETE FROM chunks WHERE item_id = ?", (item_id,))
+        self._writer.execute("DELETE FROM materials WHERE item_id = ?", (item_id,))
+        return ids
+
+    def _mirror(
+        self,
+        epoch_before: int,
+        epoch: int,
+        removed: list[int],
+        added: list[int],
+        vectors: FloatMatrix | None,
+    ) -> None:
+        """Apply a committed write to the in-memory vector index, or drop it if stale."""
+        with self._vectors_lock:
+            index = self._vectors
+            if index is None or epoch == epoch_before:
+                return
+            if index.epoch != epoch_before:
+                # Another process wrote since we loaded: reload lazily on the next search.
+                self._vectors = None
+                return
+            index.remove(removed)
+            if vectors is not None:
+                index.add(added, vectors)
+            index.epoch = epoch
+
+    # -- reads -------------------------------------------------------------------------
+
+    def material_count(self) -> int:
+        row = self._reader().execute("SELECT count(*) FROM materials").fetchone()
+        return int(row[0]) if row else 0
+
+    def chunk_count(self) -> int:
+        row = self._reader().execute("SELECT count(*) FROM chunks").fetchone()
+        return int(row[0]) if row else 0
+
+    def vector_count(self) -> int:
+        conn = self._reader()
+        if not self._has_vector_table(conn):
+            return 0
+        row = conn.execute("SELECT count(*) FROM vectors").fetchone()
+        return int(row[0]) if row else 0
+
+    def material(self, item_id: str) -> MaterialInfo | None:
+        row = self._reader().execute(
+            "SELECT m.item_id, m.relative_path, m.title, m.char_count, "
+            "(SELECT count(*) FROM chunks c WHERE c.material_id = m.id) "
+            "FROM materials m WHERE m.item_id = ?",
+            (item_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        return MaterialInfo(row[0], row[1], row[2], int(row[3]), int(row[4]))
+
+    def material_by_path(self, relative_path: str) -> MaterialInfo | None:
+        row = self._reader().execute(
+            "SELECT item_id FROM materials WHERE relative_path = ?", (relative_path,)
+        ).fetchone()
+        return self.material(str(row[0])) if row else None
+
+    def item_ids(self) -> list[str]:
+        return [str(r[0]) for r in self._reader().execute("SELECT item_id FROM materials")]
+
+    def vectors_for_hashes(self, hashes: Iterable[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """Stored vectors for chunk texts already embedded in this base (reuse, not re-spend)."""
+        conn = self._reader()
+        if not self._has_vector_table(conn):
+            return {}
+        wanted = list(dict.fromkeys(hashes))
+        found: dict[str, npt.NDArray[np.float32]] = {}
+        for start in range(0, len(wanted), 500):
+            part = wanted[start : start + 500]
+            marks = ",".join("?" * len(part))
+            rows = conn.execute(
+                f"SELECT c.text_hash, v.embedding FROM chunks c JOIN vectors v ON v.rowid = c.id "
+                f"WHERE c.text_hash IN ({marks})",
+                part,
+            )
+            for text_hash, blob in rows:
+                found.setdefault(str(text_hash), np.frombuffer(blob, dtype=np.float32).copy())
+        return found
+
+    def bm25_search(self, match: str, limit: int) -> list[tuple[int, float]]:
+        """(chunk id, BM25 score; higher is better) for an already-sanitised MATCH string."""
+        rows = self._reader().execute(
+            "SELECT rowid, -bm25(chunks_fts, ?, ?) AS score FROM chunks_fts "
+            "WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?",
+            (BODY_WEIGHT, TITLE_WEIGHT, match, limit),
+        )
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    def vector_search(self, query: npt.NDArray[np.float32], limit: int) -> list[tuple[int, float]]:
+        """(chunk id, cosine similarity), exact, best first."""
+        index = self._vector_index()
+        if index is None:
+            return []
+        if query.shape[-1] != index.dimensions:
+            raise DimensionMismatchError(
+                f"query vector has {query.shape[-1]} dimensions; this base stores {index.dimensions}"
+            )
+        return index.search(query, limit)
+
+    def _vector_index(self) -> VectorIndex | None:
+        conn = self._reader()
+        dims = self._meta(conn, "dimensions")
+        if dims is None:
+            return None
+        epoch = int(self._meta(conn, "vector_epoch") or 0)
+        with self._vectors_lock:
+            if self._vectors is not None and self._vectors.epoch == epoch:
+                return self._vectors
+            self._vectors = self._load_vectors(conn, int(dims), epoch)
+            return self._vectors
+
+    def _load_vectors(self, conn: apsw.Connection, dims: int, epoch: int) -> VectorIndex:
+        index = VectorIndex(dims, epoch)
+        batch_ids: list[int] = []
+        batch: list[bytes] = []
+        with conn:  # one read snapshot: the epoch and the rows agree
+            for chunk_id, blob in conn.execute("SELECT rowid, embedding FROM vectors"):
+                batch_ids.append(int(chunk_id))
+                batch.append(blob)
+                if len(batch) >= 8192:
+                    index.add(batch_ids, self._to_matrix(batch, dims))
+                    batch_ids, batch = [], []
+            if batch:
+                index.add(batch_ids, self._to_matrix(batch, dims))
+        return index
+
+    @staticmethod
+    def _to_matrix(blobs: list[bytes], dims: int) -> FloatMatrix:
+        return np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), dims)
+
+    def chunks(self, chunk_ids: Iterable[int]) -> dict[int, StoredChunk]:
+        ids = list(dict.fromkeys(chunk_ids))
+        found: dict[int, StoredChunk] = {}
+        conn = self._reader()
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            rows = conn.execute(
+                "SELECT c.id, c.item_id, c.seq, c.char_start, c.char_end, c.text, c.page, "
+                "m.relative_path, m.title FROM chunks c JOIN materials m ON m.id = c.material_id "
+                f"WHERE c.id IN ({marks})",
+                part,
+            )
+            for r in rows:
+                found[int(r[0])] = StoredChunk(
+                    int(r[0]), r[1], int(r[2]), int(r[3]), int(r[4]), r[5], r[6], r[7], r[8]
+                )
+        return found
+
+    def item_chunks(self, item_id: str) -> list[StoredChunk]:
+        ids = [int(r[0]) for r in self._reader().execute(
+            "SELECT id FROM chunks WHERE item_id = ? ORDER BY seq", (item_id,)
+        )]
+        by_id = self.chunks(ids)
+        return [by_id[i] for i in ids]
+
+    def integrity_check(self) -> list[str]:
+        problems: list[Any] = [
+            r[0] for r in self._reader().execute("PRAGMA integrity_check") if r[0] != "ok"
+        ]
+        return [str(p) for p in problems]

@@ -1,0 +1,51 @@
+"""One open IndexStore per base, shared by every caller in the process."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from app.knowledge.pipeline.store.index_store import IndexStore, index_path
+
+
+class StoreRegistry:
+    def __init__(self, base_dir: Callable[[str], Path]) -> None:
+        self._base_dir = base_dir
+        self._stores: dict[str, IndexStore] = {}
+        self._lock = threading.Lock()
+
+    def get(self, base_id: str) -> IndexStore:
+        """The base's store, created on first use."""
+        with self._lock:
+            store = self._stores.get(base_id)
+            if store is None:
+                store = IndexStore(index_path(self._base_dir(base_id)), create=True)
+                self._stores[base_id] = store
+            return store
+
+    def get_if_exists(self, base_id: str) -> IndexStore | None:
+        """The store only if its file exists: cleanup must never create an empty index."""
+        with self._lock:
+            store = self._stores.get(base_id)
+            if store is not None:
+                return store
+            path = index_path(self._base_dir(base_id))
+            if not path.is_file():
+                return None
+            store = IndexStore(path, create=False)
+            self._stores[base_id] = store
+            return store
+
+    def close(self, base_id: str) -> None:
+        with self._lock:
+            store = self._stores.pop(base_id, None)
+        if store is not None:
+            store.close()
+
+    def close_all(self) -> None:
+        with self._lock:
+            stores = list(self._stores.values())
+            self._stores.clear()
+        for store in stores:
+            store.close()

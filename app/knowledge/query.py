@@ -1,0 +1,193 @@
+"""The search pipeline (DESIGN.md section 6): one contract for GUI, CLI and agent tools."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from app.knowledge.fusion import rrf
+from app.knowledge.provider_errors import provider_failure
+from app.knowledge.pipeline.indexing.tokenize import fts_match_expression, query_tokens
+from app.knowledge.pipeline.store.index_store import IndexStore
+from app.knowledge.types import (
+    Base,
+    BaseStatus,
+    ErrorCode,
+    Item,
+    ItemStatus,
+    ScoreKind,
+    SearchMetrics,
+    SearchMode,
+    SearchResponse,
+    SearchResult,
+    TroveError,
+)
+from app.providers.interfaces import Embedder, ProviderError, Reranker
+
+OVERFETCH_FACTOR = 5
+CANDIDATE_CAP = 200
+
+ItemLookup = Callable[[Iterable[str]], dict[str, Item]]
+
+
+def derive_mode(base: Base) -> SearchMode:
+    """Computed on every call from the base, never stored, so it cannot drift."""
+    return SearchMode.HYBRID if base.has_vectors else SearchMode.BM25
+
+
+def candidate_count(top_k: int) -> int:
+    return min(top_k * OVERFETCH_FACTOR, CANDIDATE_CAP)
+
+
+def apply_threshold(results: list[SearchResult], threshold: float | None) -> list[SearchResult]:
+    """Only relevance scores are comparable to a threshold; ranking scores always pass."""
+    if threshold is None:
+        return results
+    return [r for r in results if r.score_kind is not ScoreKind.RELEVANCE or r.score >= threshold]
+
+
+@dataclass(slots=True)
+class _Candidate:
+    chunk_id: int
+    score: float
+    kind: ScoreKind
+
+
+def _ms(start: float) -> float:
+    return (time.perf_counter() - start) * 1000.0
+
+
+def search(
+    base: Base,
+    query: str,
+    *,
+    store: IndexStore | None,
+    items: ItemLookup,
+    embedder: Embedder | None = None,
+    reranker: Reranker | None = None,
+    top_k: int | None = None,
+    mode: SearchMode | None = None,
+) -> SearchResponse:
+    started = time.perf_counter()
+    if base.status is BaseStatus.FAILED:
+        raise TroveError(
+            ErrorCode.BASE_FAILED,
+            f"knowledge base {base.name!r} has failed ({base.status_reason or 'unknown reason'}); "
+            "restore it before searching",
+        )
+    tokens = query_tokens(query)
+    if not tokens:
+        raise TroveError(
+            ErrorCode.NO_SEARCHABLE_TOKEN, "the query has no searchable word; type a word or a phrase"
+        )
+    mode = mode or derive_mode(base)
+    k = top_k if top_k is not None else base.document_count
+    if k < 1:
+        raise TroveError(ErrorCode.INVALID_ARGUMENT, "top-K must be at least 1")
+    wanted = candidate_count(k)
+    metrics = SearchMetrics()
+    response = SearchResponse(query=query, mode=mode, metrics=metrics)
+    if store is None:
+        metrics.total_ms = _ms(started)
+        return response
+
+    bm25_hits: list[tuple[int, float]] = []
+    vector_hits: list[tuple[int, float]] = []
+    if mode in (SearchMode.BM25, SearchMode.HYBRID):
+        t = time.perf_counter()
+        bm25_hits = store.bm25_search(fts_match_expression(tokens), wanted)
+        metrics.bm25_search_ms = _ms(t)
+        metrics.bm25_hit_count = len(bm25_hits)
+    if mode in (SearchMode.VECTOR, SearchMode.HYBRID):
+        if embedder is None:
+            raise TroveError(
+                ErrorCode.MODEL_NOT_AVAILABLE,
+                f"the embedding model {base.embedding_model!r} is not available",
+            )
+        t = time.perf_counter()
+        try:
+            query_vector = np.asarray(embedder.embed([query]), dtype=np.float32)[0]
+        except ProviderError as exc:
+            raise provider_failure(exc, ErrorCode.EMBEDDING_FAILED) from exc
+        metrics.embedding_ms = _ms(t)
+        t = time.perf_counter()
+        vector_hits = store.vector_search(query_vector, wanted)
+        metrics.vector_search_ms = _ms(t)
+        metrics.vector_hit_count = len(vector_hits)
+
+    t = time.perf_counter()
+    candidates = _fuse(mode, bm25_hits, vector_hits)
+    metrics.fusion_ms = _ms(t) if mode is SearchMode.HYBRID else 0.0
+
+    results = _visible_results(base, store, items, candidates)
+    if reranker is not None and base.rerank_model and results:
+        t = time.perf_counter()
+        results = _rerank(reranker, query, results)
+        metrics.rerank_ms = _ms(t)
+        response.reranked = True
+    results = apply_threshold(results[:k], base.threshold)
+    response.results = [replace(r, rank=i) for i, r in enumerate(results, start=1)]
+    metrics.final_count = len(response.results)
+    metrics.total_ms = _ms(started)
+    return response
+
+
+def _fuse(
+    mode: SearchMode,
+    bm25_hits: list[tuple[int, float]],
+    vector_hits: list[tuple[int, float]],
+) -> list[_Candidate]:
+    if mode is SearchMode.BM25:
+        return [_Candidate(cid, score, ScoreKind.RANKING) for cid, score in bm25_hits]
+    if mode is SearchMode.VECTOR:
+        return [_Candidate(cid, score, ScoreKind.RELEVANCE) for cid, score in vector_hits]
+    fused = rrf([[cid for cid, _ in bm25_hits], [cid for cid, _ in vector_hits]])
+    return [_Candidate(cid, score, ScoreKind.RANKING) for cid, score in fused]
+
+
+def _visible_results(
+    base: Base, store: IndexStore, items: ItemLookup, candidates: list[_Candidate]
+) -> list[SearchResult]:
+    """Drop hits whose item is missing, elsewhere, unfinished or being deleted."""
+    chunks = store.chunks(c.chunk_id for c in candidates)
+    found = items({c.item_id for c in chunks.values()})
+    results: list[SearchResult] = []
+    for cand in candidates:
+        chunk = chunks.get(cand.chunk_id)
+        if chunk is None:
+            continue
+        item = found.get(chunk.item_id)
+        if item is None or item.base_id != base.id or item.status is not ItemStatus.COMPLETED:
+            continue
+        results.append(
+            SearchResult(
+                rank=0,
+                score=cand.score,
+                score_kind=cand.kind,
+                item_id=item.id,
+                source=item.source,
+                title=item.title,
+                concept_id=chunk.relative_path,
+                char_start=chunk.char_start,
+                char_end=chunk.char_end,
+                text=chunk.text,
+                page=chunk.page,
+            )
+        )
+    return results
+
+
+def _rerank(reranker: Reranker, query: str, results: list[SearchResult]) -> list[SearchResult]:
+    """Rerank the whole candidate list (before the top-K trim) so nothing good is cut early."""
+    try:
+        ranked = reranker.rerank(query, [r.text for r in results], len(results))
+    except ProviderError as exc:
+        raise provider_failure(exc, ErrorCode.EMBEDDING_FAILED) from exc
+    ordered = sorted(ranked, key=lambda p: -p[1])
+    return [
+        replace(results[index], score=float(score), score_kind=ScoreKind.RELEVANCE)
+        for index, score in ordered
+    ]

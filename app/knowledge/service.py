@@ -1,0 +1,210 @@
+"""KnowledgeService: the facade every caller uses (GUI, CLI, agent tools).
+
+It owns the engine's parts and delegates each public method to the module that holds the
+logic; it holds no domain logic of its own.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from app.knowledge import admin, ingestion, query
+from app.knowledge.catalog import Catalog
+from app.knowledge.jobs import runner
+from app.knowledge.jobs.context import EngineParts, JobContext, ProgressCallback
+from app.knowledge.layout import DataLayout
+from app.knowledge.locks import KeyedMutex
+from app.knowledge.pipeline.store.index_store import IndexStore
+from app.knowledge.pipeline.store.registry import StoreRegistry
+from app.knowledge.provider_errors import provider_failure
+from app.knowledge.types import (
+    DEFAULT_CHUNK_OVERLAP,
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_DOCUMENT_COUNT,
+    Base,
+    ErrorCode,
+    Item,
+    ItemStatus,
+    ItemType,
+    SearchMode,
+    SearchResponse,
+    TroveError,
+)
+from app.providers.interfaces import Embedder, ModelResolver, ProviderError, Reranker
+from app.providers.registry import ProviderRegistry
+
+log = logging.getLogger(__name__)
+
+CONTAINER_TYPES = frozenset({ItemType.DIRECTORY, ItemType.SITEMAP})
+
+
+class KnowledgeService:
+    def __init__(
+        self,
+        home: Path,
+        *,
+        models: ModelResolver | None = None,
+        embed_batch_size: int = 10,
+    ) -> None:
+        layout = DataLayout(home)
+        layout.bases_dir.mkdir(parents=True, exist_ok=True)
+        self.parts = EngineParts(
+            layout=layout,
+            catalog=Catalog(layout.catalog_path),
+            stores=StoreRegistry(layout.base_dir),
+            mutex=KeyedMutex(),
+            models=models or ProviderRegistry(),
+            embed_batch_size=embed_batch_size,
+        )
+        self._checked_stores: set[str] = set()
+        self._checked_lock = threading.Lock()
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.parts.catalog
+
+    @property
+    def layout(self) -> DataLayout:
+        return self.parts.layout
+
+    def close(self) -> None:
+        self.parts.stores.close_all()
+        self.parts.catalog.close()
+
+    # -- bases -------------------------------------------------------------------------
+
+    def create_base(
+        self,
+        name: str,
+        *,
+        embedding_model: str | None = None,
+        rerank_model: str | None = None,
+        document_count: int = DEFAULT_DOCUMENT_COUNT,
+        threshold: float | None = None,
+        chunk_size: int = DEFAULT_CHUNK_SIZE,
+        chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
+    ) -> Base:
+        return admin.create_base(
+            self.parts,
+            name,
+            embedding_model=embedding_model,
+            rerank_model=rerank_model,
+            document_count=document_count,
+            threshold=threshold,
+            chunk_size=chunk_size,
+            chunk_overlap=chunk_overlap,
+        )
+
+    def delete_base(self, base_id: str) -> None:
+        admin.delete_base(self.parts, base_id)
+        with self._checked_lock:
+            self._checked_stores.discard(base_id)
+
+    def list_bases(self) -> list[Base]:
+        return self.catalog.list_bases()
+
+    def get_base(self, base_id: str) -> Base:
+        return self.catalog.require_base(base_id)
+
+    def resolve_base(self, ref: str) -> Base:
+        """A base by id, or by a name that only one base has."""
+        base = self.catalog.get_base(ref)
+        if base is not None:
+            return base
+        named = self.catalog.find_bases_by_name(ref)
+        if len(named) == 1:
+            return named[0]
+        if not named:
+            raise TroveError(ErrorCode.BASE_NOT_FOUND, f"no knowledge base with id or name {ref!r}")
+        ids = ", ".join(b.id for b in named)
+        raise TroveError(
+            ErrorCode.BASE_AMBIGUOUS, f"{len(named)} knowledge bases are named {ref!r}; use an id ({ids})"
+        )
+
+    # -- items -------------------------------------------------------------------------
+
+    def list_items(self, base_id: str) -> list[Item]:
+        return self.catalog.list_items(base_id)
+
+    def add(self, base_id: str, sources: Sequence[str | Path]) -> ingestion.AddReport:
+        return ingestion.add_paths(self.parts, base_id, sources)
+
+    def run_pending_jobs(
+        self, base_id: str | None = None, progress: ProgressCallback | None = None
+    ) -> int:
+        """Run the queue in the calling thread until it is empty (the headless path)."""
+        ctx = JobContext(self.parts)
+        if progress is not None:
+            ctx.progress = progress
+        return runner.drain(ctx, base_id)
+
+    # -- search ------------------------------------------------------------------------
+
+    def search(
+        self,
+        base_id: str,
+        text: str,
+        *,
+        top_k: int | None = None,
+        mode: SearchMode | None = None,
+    ) -> SearchResponse:
+        """The one search contract (DESIGN.md section 6). `mode` is for benchmarks only."""
+        base = self.catalog.require_base(base_id)
+        store = self._store_if_exists(base)
+        effective = mode or query.derive_mode(base)
+        embedder = self._embedder(base) if effective is not SearchMode.BM25 else None
+        reranker = self._reranker(base) if base.rerank_model else None
+        return query.search(
+            base,
+            text,
+            store=store,
+            items=self.catalog.get_items,
+            embedder=embedder,
+            reranker=reranker,
+            top_k=top_k,
+            mode=mode,
+        )
+
+    def _embedder(self, base: Base) -> Embedder | None:
+        if not base.embedding_model:
+            return None
+        try:
+            return self.parts.models.embedder(base.embedding_model)
+        except ProviderError as exc:
+            raise provider_failure(exc, ErrorCode.MODEL_NOT_AVAILABLE) from exc
+
+    def _reranker(self, base: Base) -> Reranker | None:
+        assert base.rerank_model is not None
+        try:
+            return self.parts.models.reranker(base.rerank_model)
+        except ProviderError as exc:
+            raise provider_failure(exc, ErrorCode.MODEL_NOT_AVAILABLE) from exc
+
+    def _store_if_exists(self, base: Base) -> IndexStore | None:
+        store = self.parts.stores.get_if_exists(base.id)
+        with self._checked_lock:
+            first_open = base.id not in self._checked_stores
+            self._checked_stores.add(base.id)
+        if first_open:
+            self._report_invisible_contents(base, store)
+        return store
+
+    def _report_invisible_contents(self, base: Base, store: IndexStore | None) -> None:
+        """An empty index under completed items means index.sqlite was lost or replaced."""
+        completed = sum(
+            1
+            for item in self.catalog.list_items(base.id, statuses=[ItemStatus.COMPLETED])
+            if item.type not in CONTAINER_TYPES
+        )
+        materials = store.material_count() if store is not None else 0
+        if completed and not materials:
+            log.error(
+                "knowledge base %s (%s): the index has no materials but the catalog has %d "
+                "completed items; searches will find nothing until the base is restored",
+                base.id,
+                base.name,
+                completed,
+            )

@@ -1,0 +1,54 @@
+"""The item state machine (DESIGN.md section 4), enforced here and nowhere else.
+
+The catalog calls `check_transition` on every status write, so an illegal change raises
+before anything reaches the database.
+"""
+
+from __future__ import annotations
+
+from app.knowledge.types import IllegalTransitionError, ItemPhase, ItemStatus
+
+_S = ItemStatus
+
+# None is "the row does not exist yet". DELETING is terminal: only row removal follows it.
+LEGAL_TRANSITIONS: dict[ItemStatus | None, frozenset[ItemStatus]] = {
+    None: frozenset({_S.PREPARING, _S.PROCESSING}),
+    # A directory/sitemap root: expanded, then it either waits on its children
+    # (processing), settles at once (empty folder -> completed) or fails to expand.
+    _S.PREPARING: frozenset({_S.PROCESSING, _S.COMPLETED, _S.FAILED, _S.DELETING}),
+    _S.PROCESSING: frozenset({_S.COMPLETED, _S.FAILED, _S.DELETING}),
+    # Reindex, restore and backfill start settled items again.
+    _S.COMPLETED: frozenset({_S.PREPARING, _S.PROCESSING, _S.DELETING}),
+    _S.FAILED: frozenset({_S.PREPARING, _S.PROCESSING, _S.DELETING}),
+    _S.DELETING: frozenset(),
+}
+
+# Phases exist only while an item is being worked on.
+PHASED_STATUSES = frozenset({_S.PREPARING, _S.PROCESSING})
+
+
+def is_legal(old: ItemStatus | None, new: ItemStatus) -> bool:
+    return new in LEGAL_TRANSITIONS[old]
+
+
+def check_transition(item_id: str, old: ItemStatus | None, new: ItemStatus) -> None:
+    if not is_legal(old, new):
+        raise IllegalTransitionError(item_id, old, new)
+
+
+def check_phase(item_id: str, status: ItemStatus, phase: ItemPhase | None) -> None:
+    if phase is not None and status not in PHASED_STATUSES:
+        raise IllegalTransitionError(item_id, status, status)
+
+
+def aggregate_status(children: list[ItemStatus]) -> ItemStatus:
+    """The status a directory or sitemap root shows for its children."""
+    if not children:
+        return _S.COMPLETED
+    if any(s is _S.DELETING for s in children):
+        return _S.DELETING
+    if any(s in PHASED_STATUSES for s in children):
+        return _S.PROCESSING
+    if all(s is _S.FAILED for s in children):
+        return _S.FAILED
+    return _S.COMPLETED

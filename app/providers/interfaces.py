@@ -1,0 +1,47 @@
+"""The small interfaces the engine uses to embed and rerank.
+
+Concrete clients (OpenAI-compatible, Ollama, the built-in offline model, /v1/rerank) plug
+in behind these; tests use deterministic fakes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+FloatMatrix = npt.NDArray[np.float32]
+
+
+class ProviderError(Exception):
+    """A provider call failed; `code` is one of the engine's stable error codes."""
+
+    def __init__(self, code: str, message: str, *, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.retryable = retryable
+
+
+class Embedder(Protocol):
+    model_id: str
+
+    def embed(self, texts: Sequence[str]) -> FloatMatrix:
+        """One row per text, in order."""
+        ...
+
+
+class Reranker(Protocol):
+    model_id: str
+
+    def rerank(self, query: str, documents: Sequence[str], top_n: int) -> list[tuple[int, float]]:
+        """(index into documents, relevance score in 0..1), best first, at most top_n."""
+        ...
+
+
+class ModelResolver(Protocol):
+    def embedder(self, model_id: str) -> Embedder: ...
+
+    def reranker(self, model_id: str) -> Reranker: ...

@@ -1,0 +1,39 @@
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from app.knowledge.service import KnowledgeService  # noqa: E402
+from tests.fakes import FakeModels  # noqa: E402
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def models() -> FakeModels:
+    return FakeModels()
+
+
+@pytest.fixture
+def service(home: Path, models: FakeModels) -> Iterator[KnowledgeService]:
+    svc = KnowledgeService(home, models=models)
+    yield svc
+    svc.close()
+
+
+def write_files(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
