@@ -100,7 +100,13 @@ def cmd_base_list(svc: KnowledgeService, args: argparse.Namespace) -> int:
         print("no knowledge bases yet; create one with: trove base create NAME")
         return EXIT_OK
     rows = [
-        (b.id, b.name, b.embedding_model or "(BM25 only)", str(b.status), str(svc.catalog.count_items(b.id)))
+        (
+            b.id,
+            b.name,
+            b.embedding_model or "(BM25 only)",
+            str(b.status),
+            str(svc.catalog.count_items(b.id)),
+        )
         for b in bases
     ]
     print(_table(rows, ("ID", "NAME", "EMBEDDING", "STATUS", "ITEMS")))
@@ -150,7 +156,9 @@ def cmd_add(svc: KnowledgeService, args: argparse.Namespace) -> int:
     items = svc.list_items(base.id)
     added_ids = {i.id for i in report.added}
     mine = [i for i in items if i.id in added_ids or i.parent_id in added_ids]
-    failed = [i for i in mine if i.status is ItemStatus.FAILED and i.error_code != "ALL_CHILDREN_FAILED"]
+    failed = [
+        i for i in mine if i.status is ItemStatus.FAILED and i.error_code != "ALL_CHILDREN_FAILED"
+    ]
     done = sum(1 for i in mine if i.status is ItemStatus.COMPLETED and i.chunk_count)
     print(f"indexed {done} document(s), {len(failed)} failed", file=sys.stderr)
     for item in failed:
@@ -216,13 +224,14 @@ def _print_results(response: SearchResponse, *, debug: bool) -> None:
         snippet = " ".join(r.text.split())
         if len(snippet) > 240:
             snippet = snippet[:239] + "…"
-        print(f"{r.rank:>3}. {r.title}  [{r.score_kind} {r.score:.4f}]  {r.concept_id}:{r.char_start}-{r.char_end}")
+        print(
+            f"{r.rank:>3}. {r.title}  [{r.score_kind} {r.score:.4f}]  {r.concept_id}:{r.char_start}-{r.char_end}"
+        )
         print(f"     {snippet}")
     if debug:
         m = response.metrics.to_json()
         print(
-            f"mode {response.mode} | "
-            + " | ".join(f"{k} {v}" for k, v in m.items()),
+            f"mode {response.mode} | " + " | ".join(f"{k} {v}" for k, v in m.items()),
             file=sys.stderr,
         )
 
@@ -243,7 +252,9 @@ def _search_batch(svc: KnowledgeService, base: Base, args: argparse.Namespace) -
             record = json.loads(line)
             query_id, text = str(record["_id"]), str(record["text"])
         except (ValueError, KeyError, TypeError):
-            print(f"error: {path}:{number}: expected a JSON object with _id and text", file=sys.stderr)
+            print(
+                f"error: {path}:{number}: expected a JSON object with _id and text", file=sys.stderr
+            )
             failures += 1
             continue
         try:
@@ -280,7 +291,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"trove {__version__}")
     parser.add_argument(
-        "--home", metavar="DIR", help="data directory (default: $TROVE_HOME, else the platform data dir)"
+        "--home",
+        metavar="DIR",
+        help="data directory (default: $TROVE_HOME, else the platform data dir)",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -289,12 +302,22 @@ def build_parser() -> argparse.ArgumentParser:
     base_cmds = base.add_subparsers(dest="base_command", metavar="ACTION", required=True)
     create = base_cmds.add_parser("create", help="create a knowledge base")
     create.add_argument("name")
-    create.add_argument("--embedding", metavar="PROVIDER:MODEL", help="embedding model (omit for BM25 only)")
+    create.add_argument(
+        "--embedding", metavar="PROVIDER:MODEL", help="embedding model (omit for BM25 only)"
+    )
     create.add_argument("--rerank", metavar="PROVIDER:MODEL", help="rerank model")
-    create.add_argument("--top-k", type=_positive, default=10, help="results per search (default 10)")
-    create.add_argument("--chunk-size", type=_positive, default=512, help="tokens per chunk (default 512)")
-    create.add_argument("--chunk-overlap", type=_non_negative, default=64, help="tokens of overlap (default 64)")
-    create.add_argument("--threshold", type=float, help="minimum relevance score (0..1) for reranked results")
+    create.add_argument(
+        "--top-k", type=_positive, default=10, help="results per search (default 10)"
+    )
+    create.add_argument(
+        "--chunk-size", type=_positive, default=512, help="tokens per chunk (default 512)"
+    )
+    create.add_argument(
+        "--chunk-overlap", type=_non_negative, default=64, help="tokens of overlap (default 64)"
+    )
+    create.add_argument(
+        "--threshold", type=float, help="minimum relevance score (0..1) for reranked results"
+    )
     create.add_argument("--json", action="store_true")
     create.set_defaults(func=cmd_base_create)
     blist = base_cmds.add_parser("list", help="list knowledge bases")
@@ -317,10 +340,16 @@ def build_parser() -> argparse.ArgumentParser:
     search = commands.add_parser("search", help="search a knowledge base")
     search.add_argument("base", metavar="BASE", help="base id or unique name")
     search.add_argument("query", metavar="QUERY", nargs="?")
-    search.add_argument("--queries", metavar="FILE", help="JSON Lines of {_id, text}; one JSON line out per query")
-    search.add_argument("--top-k", type=_positive, help="results (default: the base's document count)")
+    search.add_argument(
+        "--queries", metavar="FILE", help="JSON Lines of {_id, text}; one JSON line out per query"
+    )
+    search.add_argument(
+        "--top-k", type=_positive, help="results (default: the base's document count)"
+    )
     search.add_argument("--json", action="store_true")
-    search.add_argument("--debug", action="store_true", help="show per-stage timings and hit counts")
+    search.add_argument(
+        "--debug", action="store_true", help="show per-stage timings and hit counts"
+    )
     search.set_defaults(func=cmd_search)
     return parser
 

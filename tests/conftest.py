@@ -8,8 +8,8 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from app.knowledge.service import KnowledgeService  # noqa: E402
-from tests.fakes import FakeModels  # noqa: E402
+from app.knowledge.service import KnowledgeService
+from tests.fakes import FakeModels
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 

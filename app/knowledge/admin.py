@@ -9,6 +9,7 @@ import numpy as np
 
 from app.knowledge.catalog import new_id
 from app.knowledge.jobs.context import EngineParts
+from app.knowledge.provider_errors import provider_failure
 from app.knowledge.types import (
     DEFAULT_CHUNK_OVERLAP,
     DEFAULT_CHUNK_SIZE,
@@ -17,7 +18,6 @@ from app.knowledge.types import (
     ErrorCode,
     TroveError,
 )
-from app.knowledge.provider_errors import provider_failure
 from app.providers.interfaces import ProviderError
 
 log = logging.getLogger(__name__)
@@ -59,7 +59,8 @@ def create_base(
         raise TroveError(ErrorCode.INVALID_ARGUMENT, "a knowledge base needs a name")
     if not 0 <= chunk_overlap < chunk_size:
         raise TroveError(
-            ErrorCode.INVALID_ARGUMENT, "chunk overlap must be at least 0 and less than the chunk size"
+            ErrorCode.INVALID_ARGUMENT,
+            "chunk overlap must be at least 0 and less than the chunk size",
         )
     if not 1 <= document_count <= 200:
         raise TroveError(ErrorCode.INVALID_ARGUMENT, "the document count must be between 1 and 200")

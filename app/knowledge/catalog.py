@@ -286,7 +286,9 @@ class Catalog:
         return base
 
     def list_bases(self) -> list[Base]:
-        return [_base(r) for r in self._rows(f"SELECT {_BASE_COLUMNS} FROM bases ORDER BY name, id")]
+        return [
+            _base(r) for r in self._rows(f"SELECT {_BASE_COLUMNS} FROM bases ORDER BY name, id")
+        ]
 
     def find_bases_by_name(self, name: str) -> list[Base]:
         rows = self._rows(f"SELECT {_BASE_COLUMNS} FROM bases WHERE name = ? ORDER BY id", (name,))
@@ -304,7 +306,9 @@ class Catalog:
                     (*fields.values(), time.time(), base_id),
                 )
             except apsw.ConstraintError as exc:
-                raise TroveError(ErrorCode.INVALID_ARGUMENT, f"invalid base settings: {exc}") from exc
+                raise TroveError(
+                    ErrorCode.INVALID_ARGUMENT, f"invalid base settings: {exc}"
+                ) from exc
         return self.require_base(base_id)
 
     def set_base_status(self, base_id: str, status: BaseStatus, reason: str | None = None) -> Base:
@@ -520,7 +524,16 @@ class Catalog:
             self._conn.execute(
                 "INSERT INTO jobs (kind, base_id, item_id, payload, idempotency_key, not_before, "
                 "created_at, updated_at) VALUES (?,?,?,?,?,?,?,?)",
-                (kind, base_id, item_id, json.dumps(payload or {}), idempotency_key, not_before, now, now),
+                (
+                    kind,
+                    base_id,
+                    item_id,
+                    json.dumps(payload or {}),
+                    idempotency_key,
+                    not_before,
+                    now,
+                    now,
+                ),
             )
             job_id = self._conn.last_insert_rowid()
         return self.require_job(job_id)
@@ -564,7 +577,9 @@ class Catalog:
             (not_before, error, time.time(), job_id),
         )
 
-    def list_jobs(self, base_id: str | None = None, statuses: Iterable[str] | None = None) -> list[Job]:
+    def list_jobs(
+        self, base_id: str | None = None, statuses: Iterable[str] | None = None
+    ) -> list[Job]:
         sql = f"SELECT {_JOB_COLUMNS} FROM jobs WHERE 1=1"
         args: list[Any] = []
         if base_id is not None:

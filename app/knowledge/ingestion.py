@@ -87,14 +87,18 @@ def add_paths(parts: EngineParts, base_id: str, sources: Sequence[str | Path]) -
         try:
             path = path.resolve(strict=True)
         except (OSError, RuntimeError):
-            report.errors.append((str(raw_source), f"{ErrorCode.SOURCE_MISSING}: no such file or folder"))
+            report.errors.append(
+                (str(raw_source), f"{ErrorCode.SOURCE_MISSING}: no such file or folder")
+            )
             continue
         if path.is_dir():
             folders.append(path)
         elif path.is_file():
             files.append((path, path.name))
         else:
-            report.errors.append((str(path), f"{ErrorCode.READ_FAILED}: not a regular file or folder"))
+            report.errors.append(
+                (str(path), f"{ErrorCode.READ_FAILED}: not a regular file or folder")
+            )
 
     with parts.mutex.lock(base_id):
         fresh_files: list[tuple[Path, str]] = []
@@ -113,7 +117,9 @@ def add_paths(parts: EngineParts, base_id: str, sources: Sequence[str | Path]) -
 
 
 def _already_has(catalog: Catalog, base_id: str, source: str) -> bool:
-    return any(i.status is not ItemStatus.DELETING for i in catalog.find_items_by_source(base_id, source))
+    return any(
+        i.status is not ItemStatus.DELETING for i in catalog.find_items_by_source(base_id, source)
+    )
 
 
 def _create_directory_root(parts: EngineParts, base_id: str, folder: Path) -> Item:

@@ -9,9 +9,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from app.knowledge.fusion import rrf
-from app.knowledge.provider_errors import provider_failure
 from app.knowledge.pipeline.indexing.tokenize import fts_match_expression, query_tokens
 from app.knowledge.pipeline.store.index_store import IndexStore
+from app.knowledge.provider_errors import provider_failure
 from app.knowledge.types import (
     Base,
     BaseStatus,
@@ -81,7 +81,8 @@ def search(
     tokens = query_tokens(query)
     if not tokens:
         raise TroveError(
-            ErrorCode.NO_SEARCHABLE_TOKEN, "the query has no searchable word; type a word or a phrase"
+            ErrorCode.NO_SEARCHABLE_TOKEN,
+            "the query has no searchable word; type a word or a phrase",
         )
     mode = mode or derive_mode(base)
     k = top_k if top_k is not None else base.document_count

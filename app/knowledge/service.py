@@ -121,7 +121,8 @@ class KnowledgeService:
             raise TroveError(ErrorCode.BASE_NOT_FOUND, f"no knowledge base with id or name {ref!r}")
         ids = ", ".join(b.id for b in named)
         raise TroveError(
-            ErrorCode.BASE_AMBIGUOUS, f"{len(named)} knowledge bases are named {ref!r}; use an id ({ids})"
+            ErrorCode.BASE_AMBIGUOUS,
+            f"{len(named)} knowledge bases are named {ref!r}; use an id ({ids})",
         )
 
     # -- items -------------------------------------------------------------------------

@@ -7,7 +7,7 @@ fails with MODEL_NOT_AVAILABLE and says which providers exist.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from app.providers.interfaces import Embedder, ProviderError, Reranker
 
@@ -61,7 +61,7 @@ class ProviderRegistry:
             return self._rerankers[model_id]
 
     @staticmethod
-    def _missing(kind: str, provider: str, known: dict[str, object]) -> ProviderError:
+    def _missing(kind: str, provider: str, known: Mapping[str, object]) -> ProviderError:
         names = ", ".join(sorted(known)) or "none configured yet"
         return ProviderError(
             MODEL_NOT_AVAILABLE, f"no {kind} provider named {provider!r} (available: {names})"

@@ -26,7 +26,9 @@ def trove(
     full_env = {k: v for k, v in os.environ.items() if k != "TROVE_HOME"}
     full_env.update(env or {})
     cmd = [sys.executable, "-m", "app", *(["--home", str(home)] if home is not None else []), *args]
-    return subprocess.run(cmd, capture_output=True, text=True, env=full_env, timeout=120, check=False)
+    return subprocess.run(
+        cmd, capture_output=True, text=True, env=full_env, timeout=120, check=False
+    )
 
 
 @pytest.fixture
@@ -69,7 +71,16 @@ def test_add_and_batch_search(tmp_path: Path, corpus: Path) -> None:
     assert first["mode"] == "bm25" and first["query"] == "how much sun do tomatoes need"
     top = first["results"][0]
     assert set(top) >= {
-        "rank", "score", "scoreKind", "itemId", "source", "title", "conceptId", "charStart", "charEnd", "text",
+        "rank",
+        "score",
+        "scoreKind",
+        "itemId",
+        "source",
+        "title",
+        "conceptId",
+        "charStart",
+        "charEnd",
+        "text",
     }
     assert top["source"] == str(corpus / "garden" / "tomatoes.md")
     assert top["rank"] == 1 and top["scoreKind"] == "ranking"

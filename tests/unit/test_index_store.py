@@ -42,7 +42,9 @@ def test_rebuild_replaces_and_delete_removes(tmp_path: Path) -> None:
     store = IndexStore(tmp_path / "i.sqlite")
     store.ensure_vectors(4)
     rng = np.random.default_rng(1)
-    first = store.rebuild_material("item1", "a.md", "A", 20, _records("alpha beta", "gamma"), _unit(rng, 2, 4))
+    first = store.rebuild_material(
+        "item1", "a.md", "A", 20, _records("alpha beta", "gamma"), _unit(rng, 2, 4)
+    )
     assert _match(store, "alpha") == [first[0]]
     second = store.rebuild_material("item1", "a.md", "A", 20, _records("delta"), _unit(rng, 1, 4))
     assert _match(store, "alpha") == [] and _match(store, "delta") == second

@@ -17,7 +17,12 @@ FORBIDDEN = {
     "ui": ("app.cli",),
 }
 # The pure pipeline may use only these modules of the engine above it.
-PIPELINE_ALLOWED = ("app.knowledge.pipeline", "app.knowledge.types", "app.knowledge.db", "app.knowledge.paths")
+PIPELINE_ALLOWED = (
+    "app.knowledge.pipeline",
+    "app.knowledge.types",
+    "app.knowledge.db",
+    "app.knowledge.paths",
+)
 QT_FREE = ("knowledge", "providers")
 
 
@@ -82,4 +87,6 @@ def test_widgets_never_open_sqlite() -> None:
 def test_the_scan_sees_real_imports() -> None:
     # Guards the test itself: if parsing silently found nothing, every check above would pass.
     assert "app.knowledge.types.SearchMode" in _imports(APP / "knowledge" / "query.py")
-    assert "app.knowledge.db" in _imports(APP / "knowledge" / "pipeline" / "store" / "index_store.py")
+    assert "app.knowledge.db" in _imports(
+        APP / "knowledge" / "pipeline" / "store" / "index_store.py"
+    )

@@ -45,7 +45,9 @@ def test_rrf_seed_example() -> None:
     assert fused[0][1] == pytest.approx(1 / 61 + 1 / 62)
 
 
-def test_mode_is_derived_from_the_base(service: KnowledgeService, models: FakeModels, tmp_path: Path) -> None:
+def test_mode_is_derived_from_the_base(
+    service: KnowledgeService, models: FakeModels, tmp_path: Path
+) -> None:
     bm25_id = _indexed(service, tmp_path)
     assert service.get_base(bm25_id).embedding_model is None
     calls_before = len(models.embedder_instance.calls)
@@ -72,9 +74,15 @@ def test_failed_base_and_empty_query_are_refused(service: KnowledgeService, tmp_
     assert failed.value.code is ErrorCode.BASE_FAILED
 
 
-@pytest.mark.parametrize(("top_k", "expected"), [(1, 5), (10, 50), (40, 200), (41, 200), (200, 200)])
+@pytest.mark.parametrize(
+    ("top_k", "expected"), [(1, 5), (10, 50), (40, 200), (41, 200), (200, 200)]
+)
 def test_overfetch_count(
-    service: KnowledgeService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, top_k: int, expected: int
+    service: KnowledgeService,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    top_k: int,
+    expected: int,
 ) -> None:
     assert query.candidate_count(top_k) == expected
     base_id = _indexed(service, tmp_path, embedding_model="fake:bow")
@@ -168,11 +176,16 @@ def test_threshold_filters_relevance_only() -> None:
         _result(0.001, ScoreKind.RANKING),
     ]
     kept = query.apply_threshold(results, 0.5)
-    assert [(r.score, r.score_kind) for r in kept] == [(0.9, ScoreKind.RELEVANCE), (0.001, ScoreKind.RANKING)]
+    assert [(r.score, r.score_kind) for r in kept] == [
+        (0.9, ScoreKind.RELEVANCE),
+        (0.001, ScoreKind.RANKING),
+    ]
     assert query.apply_threshold(results, None) == results
 
 
-def test_threshold_in_the_pipeline(service: KnowledgeService, models: FakeModels, tmp_path: Path) -> None:
+def test_threshold_in_the_pipeline(
+    service: KnowledgeService, models: FakeModels, tmp_path: Path
+) -> None:
     bm25_base = _indexed(service, tmp_path, threshold=0.99)
     assert service.search(bm25_base, "fruit").results  # ranking scores ignore the threshold
     rerank_base = _indexed(service, tmp_path / "r", rerank_model="fake:rerank", threshold=0.6)
@@ -191,8 +204,15 @@ def test_results_carry_offsets_into_the_material(service: KnowledgeService, tmp_
     assert top.source.endswith("cars.md") and top.title == "Cars"
     metrics = response.metrics.to_json()
     assert set(metrics) == {
-        "embeddingMs", "vectorSearchMs", "vectorHitCount", "bm25SearchMs", "bm25HitCount",
-        "fusionMs", "finalCount", "rerankMs", "totalMs",
+        "embeddingMs",
+        "vectorSearchMs",
+        "vectorHitCount",
+        "bm25SearchMs",
+        "bm25HitCount",
+        "fusionMs",
+        "finalCount",
+        "rerankMs",
+        "totalMs",
     }
     assert metrics["bm25HitCount"] >= 1 and metrics["finalCount"] == len(response.results)
 
@@ -204,13 +224,34 @@ def test_chinese_two_character_word(service: KnowledgeService, tmp_path: Path) -
         assert titles == ["zh"], word
 
 
-HOSTILE = ['"', "*", "NEAR(", ")", "-", "", "   ", "🙂", "👨‍👩‍👧", '"apples', "apples*", "-apples",
-           "NEAR(apples pears", "apples AND OR NOT", "((", "col:apples", "^apples", "apples\x00",
-           "'; DROP TABLE chunks; --", "{apples pears}"]
+HOSTILE = [
+    '"',
+    "*",
+    "NEAR(",
+    ")",
+    "-",
+    "",
+    "   ",
+    "🙂",
+    "👨‍👩‍👧",
+    '"apples',
+    "apples*",
+    "-apples",
+    "NEAR(apples pears",
+    "apples AND OR NOT",
+    "((",
+    "col:apples",
+    "^apples",
+    "apples\x00",
+    "'; DROP TABLE chunks; --",
+    "{apples pears}",
+]
 
 
 @pytest.mark.parametrize("text", HOSTILE)
-def test_hostile_queries_never_raise_unexpectedly(service: KnowledgeService, tmp_path: Path, text: str) -> None:
+def test_hostile_queries_never_raise_unexpectedly(
+    service: KnowledgeService, tmp_path: Path, text: str
+) -> None:
     base_id = _indexed(service, tmp_path)
     try:
         response = service.search(base_id, text)

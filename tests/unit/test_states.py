@@ -103,7 +103,9 @@ def test_phase_only_while_working(catalog: Catalog) -> None:
 
 def test_failed_keeps_error_and_restart_clears_it(catalog: Catalog) -> None:
     item_id = _item_in(catalog, S.PROCESSING)
-    failed = catalog.set_item_status(item_id, S.FAILED, error_code="READ_FAILED", error_message="boom")
+    failed = catalog.set_item_status(
+        item_id, S.FAILED, error_code="READ_FAILED", error_message="boom"
+    )
     assert (failed.error_code, failed.error_message) == ("READ_FAILED", "boom")
     again = catalog.set_item_status(item_id, S.PROCESSING)
     assert again.error_code is None and again.error_message is None

@@ -33,7 +33,9 @@ def test_mixed_scripts_split_cleanly() -> None:
 
 def _fts() -> apsw.Connection:
     conn = apsw.Connection(":memory:")
-    conn.execute("CREATE VIRTUAL TABLE t USING fts5(body, tokenize='unicode61 remove_diacritics 0')")
+    conn.execute(
+        "CREATE VIRTUAL TABLE t USING fts5(body, tokenize='unicode61 remove_diacritics 0')"
+    )
     conn.execute("INSERT INTO t VALUES (?)", (" ".join(index_tokens("hello world 知识库 🙂")),))
     return conn
 

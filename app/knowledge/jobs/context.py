@@ -53,7 +53,9 @@ class ItemFailure(Exception):
 class RetryableFailure(Exception):
     """A transient failure (network, rate limit): the runner retries with backoff."""
 
-    def __init__(self, code: ErrorCode | str, message: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self, code: ErrorCode | str, message: str, retry_after: float | None = None
+    ) -> None:
         super().__init__(message)
         self.code = str(code)
         self.message = message

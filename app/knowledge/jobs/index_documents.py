@@ -61,7 +61,9 @@ def run(ctx: JobContext, job: Job) -> None:
             ErrorCode.EMPTY_INDEXABLE_TEXT,
             "no text could be extracted from this source (is it empty, or only images?)",
         )
-    records = [ChunkRecord(c.start, c.end, c.text, c.token_count, text_hash(c.text)) for c in chunks]
+    records = [
+        ChunkRecord(c.start, c.end, c.text, c.token_count, text_hash(c.text)) for c in chunks
+    ]
     _check_cancelled(ctx)
 
     vectors = _embed(ctx, base, item, records) if base.embedding_model else None
@@ -142,7 +144,9 @@ def _embed(ctx: JobContext, base: Base, item: Item, records: list[ChunkRecord]) 
                 raise RetryableFailure(exc.code, exc.message) from exc
             raise ItemFailure(exc.code, exc.message) from exc
         if got.ndim != 2 or got.shape[0] != len(batch):
-            raise ItemFailure(ErrorCode.EMBEDDING_FAILED, "the embedding provider returned a malformed reply")
+            raise ItemFailure(
+                ErrorCode.EMBEDDING_FAILED, "the embedding provider returned a malformed reply"
+            )
         if got.shape[1] != base.dimensions:
             raise ItemFailure(
                 ErrorCode.EMBEDDING_FAILED,

@@ -22,7 +22,9 @@ def run(ctx: JobContext, job: Job) -> None:
     if root is None or root.status is not ItemStatus.PREPARING:
         return
     if root.type is not ItemType.DIRECTORY:
-        raise ItemFailure(ErrorCode.UNSUPPORTED_FILE_TYPE, f"{root.type} roots are not expanded yet")
+        raise ItemFailure(
+            ErrorCode.UNSUPPORTED_FILE_TYPE, f"{root.type} roots are not expanded yet"
+        )
     folder = Path(root.source)
     if not folder.is_dir():
         raise ItemFailure(ErrorCode.SOURCE_MISSING, f"the folder {folder} no longer exists")

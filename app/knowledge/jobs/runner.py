@@ -70,11 +70,15 @@ def _fail_item(ctx: JobContext, job: Job, code: str, message: str) -> None:
         item = catalog.get_item(job.item_id)
         if item is None or item.status not in (ItemStatus.PROCESSING, ItemStatus.PREPARING):
             return
-        catalog.set_item_status(item.id, ItemStatus.FAILED, error_code=str(code), error_message=message)
+        catalog.set_item_status(
+            item.id, ItemStatus.FAILED, error_code=str(code), error_message=message
+        )
         settle_parent(catalog, item.parent_id)
 
 
-def drain(ctx: JobContext, base_id: str | None = None, *, clock: Callable[[], float] = time.time) -> int:
+def drain(
+    ctx: JobContext, base_id: str | None = None, *, clock: Callable[[], float] = time.time
+) -> int:
     """Run queued jobs in this thread until none is due; returns how many ran.
 
     The headless CLI uses this; jobs waiting on a retry delay are waited for, so the

@@ -190,6 +190,7 @@ class IndexStore:
             "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_epoch' "
             "RETURNING value"
         ).fetchone()
+        assert row is not None, "the meta table always holds vector_epoch"
         return int(row[0])
 
     # -- writes ------------------------------------------------------------------------
@@ -278,9 +279,10 @@ class IndexStore:
         return self._meta(conn, "dimensions") is not None
 
     def _delete_material_rows(self, item_id: str) -> list[int]:
-        ids = [int(r[0]) for r in self._writer.execute(
-            "SELECT id FROM chunks WHERE item_id = ?", (item_id,)
-        )]
+        ids = [
+            int(r[0])
+            for r in self._writer.execute("SELECT id FROM chunks WHERE item_id = ?", (item_id,))
+        ]
         if ids:
             with_vectors = self._has_vector_table(self._writer)
             for chunk_id in ids:
@@ -331,20 +333,26 @@ class IndexStore:
         return int(row[0]) if row else 0
 
     def material(self, item_id: str) -> MaterialInfo | None:
-        row = self._reader().execute(
-            "SELECT m.item_id, m.relative_path, m.title, m.char_count, "
-            "(SELECT count(*) FROM chunks c WHERE c.material_id = m.id) "
-            "FROM materials m WHERE m.item_id = ?",
-            (item_id,),
-        ).fetchone()
+        row = (
+            self._reader()
+            .execute(
+                "SELECT m.item_id, m.relative_path, m.title, m.char_count, "
+                "(SELECT count(*) FROM chunks c WHERE c.material_id = m.id) "
+                "FROM materials m WHERE m.item_id = ?",
+                (item_id,),
+            )
+            .fetchone()
+        )
         if row is None:
             return None
         return MaterialInfo(row[0], row[1], row[2], int(row[3]), int(row[4]))
 
     def material_by_path(self, relative_path: str) -> MaterialInfo | None:
-        row = self._reader().execute(
-            "SELECT item_id FROM materials WHERE relative_path = ?", (relative_path,)
-        ).fetchone()
+        row = (
+            self._reader()
+            .execute("SELECT item_id FROM materials WHERE relative_path = ?", (relative_path,))
+            .fetchone()
+        )
         return self.material(str(row[0])) if row else None
 
     def item_ids(self) -> list[str]:
@@ -440,9 +448,12 @@ class IndexStore:
         return found
 
     def item_chunks(self, item_id: str) -> list[StoredChunk]:
-        ids = [int(r[0]) for r in self._reader().execute(
-            "SELECT id FROM chunks WHERE item_id = ? ORDER BY seq", (item_id,)
-        )]
+        ids = [
+            int(r[0])
+            for r in self._reader().execute(
+                "SELECT id FROM chunks WHERE item_id = ? ORDER BY seq", (item_id,)
+            )
+        ]
         by_id = self.chunks(ids)
         return [by_id[i] for i in ids]
 
