@@ -8,16 +8,29 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import re
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
 from app import __version__
+from app.knowledge.ingestion import OnConflict
 from app.knowledge.layout import resolve_home
+from app.knowledge.materials import CONTAINER_TYPES
 from app.knowledge.service import KnowledgeService
-from app.knowledge.types import Base, Item, ItemPhase, ItemStatus, SearchResponse, TroveError
+from app.knowledge.types import (
+    RUNNING_STATUSES,
+    Base,
+    Item,
+    ItemPhase,
+    ItemStatus,
+    SearchResponse,
+    TroveError,
+)
+from app.runtime.headless import run_until_drained
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -143,51 +156,175 @@ def _status_text(item: Item) -> str:
     return str(item.status)
 
 
+_URL_LIKE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://|^(?:file|javascript|data|mailto|about):", re.I)
+
+
 def cmd_add(svc: KnowledgeService, args: argparse.Namespace) -> int:
     base = svc.resolve_base(args.base)
-    report = svc.add(base.id, args.paths)
-    for source, reason in report.skipped:
-        print(f"skipped {source}: {reason}", file=sys.stderr)
-    for source, message in report.errors:
-        print(f"error: {source}: {message}", file=sys.stderr)
-    print(f"added {len(report.added)} item(s) to {base.name!r}", file=sys.stderr)
-    with _progress_printer() as progress:
-        svc.run_pending_jobs(base.id, progress=progress)
+    urls = [p for p in args.paths if _URL_LIKE.match(p)]
+    files = [p for p in args.paths if not _URL_LIKE.match(p)]
+    on_conflict = OnConflict(args.on_conflict)
+    reports = []
+    if files:
+        options: dict[str, object] = {}
+        if args.include:
+            options["include"] = args.include
+        if args.exclude:
+            options["exclude"] = args.exclude
+        reports.append(
+            svc.add(base.id, files, on_conflict=on_conflict, folder_options=options or None)
+        )
+    if urls:
+        reports.append(svc.add_urls(base.id, urls, sitemap=args.sitemap, on_conflict=on_conflict))
+    added = [i for r in reports for i in r.added]
+    for report in reports:
+        for source, reason in report.skipped:
+            print(
+                f"skipped {source}: {reason} (use --on-conflict replace to replace it)",
+                file=sys.stderr,
+            )
+        for source, _old in report.replaced:
+            print(f"replacing {source}", file=sys.stderr)
+        for source, message in report.errors:
+            print(f"error: {source}: {message}", file=sys.stderr)
+    print(f"added {len(added)} item(s) to {base.name!r}", file=sys.stderr)
+    return _process_and_report(
+        svc, base, {i.id for i in added}, wait=args.wait, errors=any(r.errors for r in reports)
+    )
+
+
+def cmd_note(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    base = svc.resolve_base(args.base)
+    text = sys.stdin.read() if args.text == "-" else args.text
+    item = svc.add_note(base.id, args.title, text)
+    print(f"added note {item.title!r} ({item.id})", file=sys.stderr)
+    return _process_and_report(svc, base, {item.id}, wait=True, errors=False)
+
+
+def cmd_reindex(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    base = svc.resolve_base(args.base)
+    roots = svc.reindex(base.id, args.items or None)
+    print(f"reindexing {len(roots)} item(s)", file=sys.stderr)
+    return _process_and_report(svc, base, {r.id for r in roots}, wait=True, errors=False)
+
+
+def cmd_delete(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    base = svc.resolve_base(args.base)
+    if not args.items and not args.all:
+        print("error: name the items to delete, or pass --all", file=sys.stderr)
+        return EXIT_USAGE
+    roots = svc.delete_items(base.id, None if args.all else args.items)
+    run_until_drained(svc)
+    print(f"deleted {len(roots)} item(s) and everything inside them", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_base_delete(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    base = svc.resolve_base(args.base)
+    svc.delete_base(base.id)
+    print(f"deleted knowledge base {base.name!r} ({base.id})", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_restore(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    base = svc.resolve_base(args.base)
+    report = svc.restore_base(base.id, args.embedding)
+    print(
+        f"restoring {report.restored} item(s); skipped {report.skipped_missing_source_count} whose "
+        f"copy is missing; kept {report.unverifiable} that could not be checked",
+        file=sys.stderr,
+    )
+    return _process_and_report(svc, base, None, wait=True, errors=False)
+
+
+def cmd_status(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    base = svc.resolve_base(args.base)
+    if not args.watch:
+        print(_status_screen(svc, base))
+        return EXIT_OK
+    interactive = sys.stdout.isatty()
+    while True:
+        screen = _status_screen(svc, base)
+        if interactive:
+            sys.stdout.write("\x1b[H\x1b[J" + screen + "\n")
+        else:
+            print(screen)
+        sys.stdout.flush()
+        items = svc.list_items(base.id)
+        if not any(i.status in RUNNING_STATUSES or i.status is ItemStatus.DELETING for i in items):
+            return EXIT_OK
+        time.sleep(0.5)  # polling another process's progress through the catalog
+
+
+def _bar(percent: float | None, width: int = 20) -> str:
+    if percent is None:
+        return "[" + "·" * width + "]"
+    filled = round(width * max(0.0, min(100.0, percent)) / 100)
+    return "[" + "#" * filled + "-" * (width - filled) + f"] {percent:3.0f}%"
+
+
+def _status_screen(svc: KnowledgeService, base: Base) -> str:
     items = svc.list_items(base.id)
-    added_ids = {i.id for i in report.added}
-    mine = [i for i in items if i.id in added_ids or i.parent_id in added_ids]
-    failed = [
-        i for i in mine if i.status is ItemStatus.FAILED and i.error_code != "ALL_CHILDREN_FAILED"
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[str(item.status)] = counts.get(str(item.status), 0) + 1
+    lines = [
+        f"{base.name} ({base.id}): " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
     ]
-    done = sum(1 for i in mine if i.status is ItemStatus.COMPLETED and i.chunk_count)
+    for item in items:
+        if item.status in RUNNING_STATUSES:
+            label = str(item.phase or item.status)
+            lines.append(
+                f"  {_bar(item.progress if item.phase else None)} {label:<10} {item.title}"
+            )
+        elif item.status is ItemStatus.FAILED:
+            lines.append(f"  failed {item.error_code}: {item.title}: {item.error_message}")
+    return "\n".join(lines)
+
+
+def _process_and_report(
+    svc: KnowledgeService, base: Base, item_ids: set[str] | None, *, wait: bool, errors: bool
+) -> int:
+    """Run the queue to the end, then summarise the items this command touched."""
+    with _progress_printer() as progress:
+        finished = run_until_drained(svc, progress)
+    if not finished:
+        print("interrupted; items in progress were marked interrupted", file=sys.stderr)
+        return 130
+    items = svc.list_items(base.id)
+    if item_ids is not None:
+        items = [i for i in items if i.id in item_ids or i.parent_id in item_ids]
+    leaves = [i for i in items if i.type not in CONTAINER_TYPES]
+    failed = [i for i in leaves if i.status is ItemStatus.FAILED]
+    done = sum(1 for i in leaves if i.status is ItemStatus.COMPLETED)
     print(f"indexed {done} document(s), {len(failed)} failed", file=sys.stderr)
     for item in failed:
-        print(f"failed: {item.source}: {item.error_code}: {item.error_message}", file=sys.stderr)
-    if args.wait and (failed or report.errors):
+        print(
+            f"failed: {item.source[:200]}: {item.error_code}: {item.error_message}", file=sys.stderr
+        )
+    if wait and (failed or errors):
         return EXIT_FAILED
     return EXIT_OK
 
 
 @contextmanager
-def _progress_printer() -> Iterator[Callable[[str, ItemPhase | None, float | None], None]]:
+def _progress_printer() -> Iterator[Callable[[str, str, str, float], None]]:
     """Live progress on a terminal; silent when output is piped."""
     interactive = sys.stderr.isatty()
-    count = 0
+    seen: set[str] = set()
 
-    def report(item_id: str, phase: ItemPhase | None, percent: float | None) -> None:
-        nonlocal count
+    def report(base_id: str, item_id: str, phase: str, percent: float) -> None:
         if not interactive:
             return
-        if phase is ItemPhase.READING:
-            count += 1
-        detail = f" {percent:.0f}%" if percent is not None else ""
-        sys.stderr.write(f"\r\x1b[Kindexing document {count}: {phase or 'done'}{detail}")
+        seen.add(item_id)
+        detail = f" {_bar(percent)}" if percent >= 0 else ""
+        sys.stderr.write(f"\r\x1b[Kdocument {len(seen)}: {phase or 'done'}{detail}")
         sys.stderr.flush()
 
     try:
         yield report
     finally:
-        if interactive and count:
+        if interactive and seen:
             sys.stderr.write("\r\x1b[K")
 
 
@@ -320,6 +457,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     create.add_argument("--json", action="store_true")
     create.set_defaults(func=cmd_base_create)
+    bdelete = base_cmds.add_parser("delete", help="delete a knowledge base and all its files")
+    bdelete.add_argument("base", metavar="BASE")
+    bdelete.set_defaults(func=cmd_base_delete)
     blist = base_cmds.add_parser("list", help="list knowledge bases")
     blist.add_argument("--json", action="store_true")
     blist.set_defaults(func=cmd_base_list)
@@ -331,11 +471,59 @@ def build_parser() -> argparse.ArgumentParser:
     ilist.add_argument("--json", action="store_true")
     ilist.set_defaults(func=cmd_item_list)
 
-    add = commands.add_parser("add", help="add files and folders, then index them")
+    add = commands.add_parser("add", help="add files, folders and web pages, then index them")
     add.add_argument("base", metavar="BASE", help="base id or unique name")
-    add.add_argument("paths", metavar="PATH", nargs="+")
-    add.add_argument("--wait", action="store_true", help="exit non-zero if any item failed")
+    add.add_argument("paths", metavar="PATH|URL", nargs="+")
+    add.add_argument(
+        "--sitemap", action="store_true", help="the URLs are sitemaps: add every page they list"
+    )
+    add.add_argument(
+        "--wait", action="store_true", help="exit non-zero if any item failed, listing the failures"
+    )
+    add.add_argument(
+        "--on-conflict",
+        choices=[c.value for c in OnConflict],
+        default="skip",
+        help="what to do with sources the base already has (default: skip)",
+    )
+    add.add_argument(
+        "--include", action="append", metavar="GLOB", help="folders: only files matching GLOB"
+    )
+    add.add_argument(
+        "--exclude", action="append", metavar="GLOB", help="folders: skip files matching GLOB"
+    )
     add.set_defaults(func=cmd_add)
+
+    note = commands.add_parser(
+        "note", help="add a note (TEXT, or - to read it from standard input)"
+    )
+    note.add_argument("base", metavar="BASE")
+    note.add_argument("title", metavar="TITLE")
+    note.add_argument("text", metavar="TEXT|-")
+    note.set_defaults(func=cmd_note)
+
+    reindex = commands.add_parser("reindex", help="re-read sources and index them again")
+    reindex.add_argument("base", metavar="BASE")
+    reindex.add_argument("items", metavar="ITEM", nargs="*", help="item ids (default: everything)")
+    reindex.set_defaults(func=cmd_reindex)
+
+    delete = commands.add_parser("delete", help="delete items and everything inside them")
+    delete.add_argument("base", metavar="BASE")
+    delete.add_argument("items", metavar="ITEM", nargs="*")
+    delete.add_argument("--all", action="store_true", help="delete every item of the base")
+    delete.set_defaults(func=cmd_delete)
+
+    restore = commands.add_parser("restore", help="rebuild a base from its own copies")
+    restore.add_argument("base", metavar="BASE")
+    restore.add_argument(
+        "--embedding", metavar="PROVIDER:MODEL", help="switch to this embedding model"
+    )
+    restore.set_defaults(func=cmd_restore)
+
+    status = commands.add_parser("status", help="show what a base is doing")
+    status.add_argument("base", metavar="BASE")
+    status.add_argument("--watch", action="store_true", help="refresh until nothing is in progress")
+    status.set_defaults(func=cmd_status)
 
     search = commands.add_parser("search", help="search a knowledge base")
     search.add_argument("base", metavar="BASE", help="base id or unique name")

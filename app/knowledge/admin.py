@@ -4,18 +4,27 @@ from __future__ import annotations
 
 import logging
 import shutil
+from dataclasses import dataclass
 
 import numpy as np
 
+from app.knowledge import paths
 from app.knowledge.catalog import new_id
+from app.knowledge.ingestion import SourceCheck, check_settled, start_again
 from app.knowledge.jobs.context import EngineParts
+from app.knowledge.jobs.parents import settle_parent
+from app.knowledge.materials import CONTAINER_TYPES
 from app.knowledge.provider_errors import provider_failure
 from app.knowledge.types import (
     DEFAULT_CHUNK_OVERLAP,
     DEFAULT_CHUNK_SIZE,
     DEFAULT_DOCUMENT_COUNT,
     Base,
+    BaseStatus,
     ErrorCode,
+    Item,
+    ItemStatus,
+    ItemType,
     TroveError,
 )
 from app.providers.interfaces import ProviderError
@@ -104,3 +113,90 @@ def delete_base(parts: EngineParts, base_id: str) -> None:
         parts.stores.close(base_id)
         shutil.rmtree(parts.layout.base_dir(base_id), ignore_errors=True)
         parts.catalog.delete_base_row(base_id)
+
+
+@dataclass(slots=True)
+class RebuildReport:
+    restored: int = 0
+    skipped_missing_source_count: int = 0
+    unverifiable: int = 0
+
+
+def _copy_state(parts: EngineParts, item: Item) -> SourceCheck:
+    """Can the item be rebuilt from the base's own copy under raw/ (not the original)?"""
+    if item.type is ItemType.NOTE:
+        return SourceCheck.OK  # the note's text is in the catalog
+    if item.relative_path is None:
+        return SourceCheck.MISSING
+    try:
+        path = paths.resolve_below(parts.layout.raw_dir(item.base_id), item.relative_path)
+        return SourceCheck.OK if path.is_file() else SourceCheck.MISSING
+    except paths.UnsafePathError:
+        return SourceCheck.MISSING
+    except OSError:
+        return SourceCheck.UNVERIFIABLE
+
+
+def rebuild_from_copies(
+    parts: EngineParts,
+    base_id: str,
+    embedding_model: str | None,
+    *,
+    require_no_model: bool = False,
+) -> RebuildReport:
+    """Re-index every item from the base's own copies with `embedding_model`.
+
+    Used by restore (any model, also after the originals are gone) and by backfill (a
+    BM25-only base gains a model). The model is written to the base only after the
+    admission checks pass, so a rebuild that cannot run changes nothing.
+    """
+    base = parts.catalog.require_base(base_id)
+    if require_no_model and base.embedding_model:
+        raise TroveError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"{base.name!r} already uses {base.embedding_model}; restore it to switch models",
+        )
+    dimensions = probe_dimensions(parts, embedding_model) if embedding_model else None
+    report = RebuildReport()
+    with parts.mutex.lock(base_id):
+        roots = [
+            i
+            for i in parts.catalog.list_items(base_id, roots_only=True)
+            if i.status is not ItemStatus.DELETING
+        ]
+        check_settled(parts.catalog, roots, "rebuild the base")
+        leaves = [
+            i
+            for i in parts.catalog.list_items(base_id)
+            if i.type not in CONTAINER_TYPES and i.status is not ItemStatus.DELETING
+        ]
+        states = {i.id: _copy_state(parts, i) for i in leaves}
+        store = parts.stores.get(base_id)
+        store.drop_vectors()
+        parts.catalog.update_base(base_id, embedding_model=embedding_model, dimensions=dimensions)
+        parts.catalog.set_base_status(base_id, BaseStatus.COMPLETED)
+        if dimensions is not None:
+            store.ensure_vectors(dimensions)
+        with parts.catalog.transaction():
+            for item in leaves:
+                state = states[item.id]
+                if state is SourceCheck.UNVERIFIABLE:
+                    report.unverifiable += 1  # kept as it is: never drop what may still exist
+                    continue
+                if state is SourceCheck.MISSING:
+                    report.skipped_missing_source_count += 1
+                    if item.status is not ItemStatus.FAILED:
+                        parts.catalog.set_item_status(item.id, ItemStatus.PROCESSING)
+                        parts.catalog.set_item_status(
+                            item.id,
+                            ItemStatus.FAILED,
+                            error_code=ErrorCode.SOURCE_MISSING,
+                            error_message="the base's own copy of this source is missing; add it again",
+                        )
+                    continue
+                start_again(parts, item, reacquire=False)
+                report.restored += 1
+            for root in roots:
+                if root.type in CONTAINER_TYPES:
+                    settle_parent(parts.catalog, root.id)
+    return report

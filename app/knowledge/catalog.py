@@ -100,7 +100,15 @@ def _v1(conn: apsw.Connection) -> None:
     )
 
 
-MIGRATIONS: list[db.Migration] = [_v1]
+def _v2(conn: apsw.Connection) -> None:
+    # Which process runs a job, so recovery after a crash never touches a live process's work.
+    conn.execute("ALTER TABLE jobs ADD COLUMN owner TEXT")
+    # Options a folder root was added with (extensions, include/exclude globs), so a reindex
+    # re-scans the folder the same way.
+    conn.execute("ALTER TABLE items ADD COLUMN options TEXT")
+
+
+MIGRATIONS: list[db.Migration] = [_v1, _v2]
 
 _BASE_COLUMNS = (
     "id, name, embedding_model, dimensions, rerank_model, document_count, threshold, "
@@ -108,11 +116,11 @@ _BASE_COLUMNS = (
 )
 _ITEM_COLUMNS = (
     "id, base_id, parent_id, type, source, title, relative_path, status, phase, progress, "
-    "error_code, error_message, chunk_count, size, content_hash, created_at, updated_at"
+    "error_code, error_message, chunk_count, size, content_hash, created_at, updated_at, options"
 )
 _JOB_COLUMNS = (
     "id, kind, base_id, item_id, payload, idempotency_key, status, attempts, not_before, "
-    "last_error, created_at, updated_at"
+    "last_error, created_at, updated_at, owner"
 )
 
 _BASE_UPDATABLE = frozenset(
@@ -146,6 +154,7 @@ class Job:
     last_error: str | None
     created_at: float
     updated_at: float
+    owner: str | None = None
 
 
 def new_id() -> str:
@@ -189,6 +198,7 @@ def _item(row: Sequence[Any]) -> Item:
         content_hash=row[14],
         created_at=row[15],
         updated_at=row[16],
+        options=json.loads(row[17]) if row[17] else None,
     )
 
 
@@ -206,6 +216,7 @@ def _job(row: Sequence[Any]) -> Job:
         last_error=row[9],
         created_at=row[10],
         updated_at=row[11],
+        owner=row[12],
     )
 
 
@@ -336,12 +347,13 @@ class Catalog:
         size: int | None = None,
         content_hash: str | None = None,
         item_id: str | None = None,
+        options: dict[str, Any] | None = None,
     ) -> Item:
         iid = item_id or new_id()
         states.check_transition(iid, None, status)
         now = time.time()
         self._exec(
-            f"INSERT INTO items ({_ITEM_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            f"INSERT INTO items ({_ITEM_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 iid,
                 base_id,
@@ -360,6 +372,7 @@ class Catalog:
                 content_hash,
                 now,
                 now,
+                json.dumps(options) if options else None,
             ),
         )
         return self.require_item(iid)
@@ -410,6 +423,13 @@ class Catalog:
     def find_items_by_source(self, base_id: str, source: str) -> list[Item]:
         rows = self._rows(
             f"SELECT {_ITEM_COLUMNS} FROM items WHERE base_id = ? AND source = ?", (base_id, source)
+        )
+        return [_item(r) for r in rows]
+
+    def find_items_by_hash(self, base_id: str, content_hash: str) -> list[Item]:
+        rows = self._rows(
+            f"SELECT {_ITEM_COLUMNS} FROM items WHERE base_id = ? AND content_hash = ?",
+            (base_id, content_hash),
         )
         return [_item(r) for r in rows]
 
@@ -544,25 +564,56 @@ class Catalog:
             raise KeyError(job_id)
         return _job(rows[0])
 
-    def claim_next_job(self, base_id: str | None = None, now: float | None = None) -> Job | None:
-        """Mark the oldest due queued job running and return it."""
+    def claim_next_job(
+        self,
+        base_id: str | None = None,
+        now: float | None = None,
+        *,
+        owner: str | None = None,
+        skip: Iterable[tuple[str, str]] = (),
+    ) -> Job | None:
+        """Mark the oldest due queued job running and return it.
+
+        `skip` lists (base id, kind) pairs that are at their concurrency limit.
+        """
         now = time.time() if now is None else now
+        sql = f"SELECT {_JOB_COLUMNS} FROM jobs WHERE status = 'queued' AND not_before <= ?"
+        args: list[Any] = [now]
+        if base_id is not None:
+            sql += " AND base_id = ?"
+            args.append(base_id)
+        for skip_base, skip_kind in skip:
+            sql += " AND NOT (base_id = ? AND kind = ?)"
+            args.extend((skip_base, skip_kind))
         with self._lock, self._conn:
-            sql = f"SELECT {_JOB_COLUMNS} FROM jobs WHERE status = 'queued' AND not_before <= ?"
-            args: list[Any] = [now]
-            if base_id is not None:
-                sql += " AND base_id = ?"
-                args.append(base_id)
             rows = self._rows(sql + " ORDER BY id LIMIT 1", args)
             if not rows:
                 return None
             job = _job(rows[0])
             self._conn.execute(
-                "UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = ? "
-                "WHERE id = ?",
-                (now, job.id),
+                "UPDATE jobs SET status = 'running', attempts = attempts + 1, owner = ?, "
+                "updated_at = ? WHERE id = ?",
+                (owner, now, job.id),
             )
         return self.require_job(job.id)
+
+    def next_due_time(self, base_id: str | None = None) -> float | None:
+        """When the earliest queued job becomes due (None when nothing is queued)."""
+        sql = "SELECT min(not_before) FROM jobs WHERE status = 'queued'"
+        args: list[Any] = []
+        if base_id is not None:
+            sql += " AND base_id = ?"
+            args.append(base_id)
+        value = self._rows(sql, args)[0][0]
+        return float(value) if value is not None else None
+
+    def requeue_job(self, job_id: int, error: str | None = None) -> None:
+        """Put a running job back in the queue at once (a retry-policy job after a crash)."""
+        self._exec(
+            "UPDATE jobs SET status = 'queued', owner = NULL, not_before = 0, last_error = ?, "
+            "updated_at = ? WHERE id = ?",
+            (error, time.time(), job_id),
+        )
 
     def finish_job(self, job_id: int, status: str, error: str | None = None) -> None:
         self._exec(
@@ -572,8 +623,8 @@ class Catalog:
 
     def retry_job(self, job_id: int, not_before: float, error: str) -> None:
         self._exec(
-            "UPDATE jobs SET status = 'queued', not_before = ?, last_error = ?, updated_at = ? "
-            "WHERE id = ?",
+            "UPDATE jobs SET status = 'queued', owner = NULL, not_before = ?, last_error = ?, "
+            "updated_at = ? WHERE id = ?",
             (not_before, error, time.time(), job_id),
         )
 

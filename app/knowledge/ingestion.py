@@ -1,16 +1,44 @@
-"""Write-side orchestration: admission checks, item creation, add conflicts, enqueueing."""
+"""Write-side orchestration: admission checks, item creation, add conflicts, enqueueing,
+deletion, reindex admission.
+
+Every multi-step change (read what exists, then create or flip rows) runs under the base
+mutex; nothing slow (network, hashing big files) runs while it is held.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import errno
+import hashlib
+import re
+import stat
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from app.knowledge import paths
 from app.knowledge.catalog import Catalog
 from app.knowledge.jobs.context import EngineParts
 from app.knowledge.jobs.kinds import JobKind, index_key, prepare_key
-from app.knowledge.types import BaseStatus, ErrorCode, Item, ItemStatus, ItemType, TroveError
+from app.knowledge.materials import CONTAINER_TYPES, needs_product
+from app.knowledge.pipeline.sources.web import FetchError, check_url
+from app.knowledge.types import (
+    SETTLED_STATUSES,
+    BaseStatus,
+    ErrorCode,
+    Item,
+    ItemStatus,
+    ItemType,
+    TroveError,
+)
+
+DELETE_GROUP = 500  # roots per delete-subtree job (DESIGN.md section 5)
+
+
+class OnConflict(StrEnum):
+    SKIP = "skip"
+    REPLACE = "replace"
 
 
 @dataclass(slots=True)
@@ -18,22 +46,51 @@ class AddReport:
     added: list[Item] = field(default_factory=list)
     # (source, reason) for sources the base already has: reported, never duplicated silently.
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    # (source, item id) for items replaced by a new copy (on_conflict=replace).
+    replaced: list[tuple[str, str]] = field(default_factory=list)
     # (source, message) for sources that could not be admitted at all.
     errors: list[tuple[str, str]] = field(default_factory=list)
+
+
+# -- shared building blocks ------------------------------------------------------------------
 
 
 def _reserved_paths(catalog: Catalog, base_id: str) -> set[str]:
     return {i.relative_path for i in catalog.list_items(base_id) if i.relative_path}
 
 
-def create_file_items(
+def queue_index(parts: EngineParts, item: Item, *, reacquire: bool) -> None:
+    parts.catalog.enqueue_job(
+        JobKind.INDEX_DOCUMENTS,
+        item.base_id,
+        item_id=item.id,
+        payload={"reacquire": reacquire},
+        idempotency_key=index_key(item.id),
+    )
+
+
+def _queue_prepare(
+    parts: EngineParts, item: Item, options: dict[str, object] | None = None
+) -> None:
+    parts.catalog.enqueue_job(
+        JobKind.PREPARE_ROOT,
+        item.base_id,
+        item_id=item.id,
+        payload=options or {},
+        idempotency_key=prepare_key(item.id),
+    )
+
+
+def create_items(
     parts: EngineParts,
     base_id: str,
-    files: Sequence[tuple[Path, str]],
+    item_type: ItemType,
+    entries: Sequence[tuple[str, str, str]],
     *,
     parent_id: str | None = None,
+    hashes: dict[str, str] | None = None,
 ) -> list[Item]:
-    """Create processing file items with allocated material names and queue their indexing.
+    """Create leaf items (source, desired material name, title) and queue their indexing.
 
     The caller holds the base mutex: allocation reads what exists, then rows are created.
     """
@@ -41,47 +98,130 @@ def create_file_items(
     reserved = _reserved_paths(parts.catalog, base_id)
     items: list[Item] = []
     with parts.catalog.transaction():
-        for path, desired in files:
-            rel = paths.allocate_material_name(raw, desired, reserved=reserved)
-            size = _size(path)
+        for source, desired, title in entries:
+            rel = paths.allocate_material_name(
+                raw,
+                desired,
+                with_md_product=item_type is ItemType.FILE and needs_product(desired),
+                reserved=reserved,
+            )
             item = parts.catalog.create_item(
                 base_id,
-                ItemType.FILE,
-                str(path),
-                path.name,
+                item_type,
+                source,
+                title,
                 status=ItemStatus.PROCESSING,
                 parent_id=parent_id,
                 relative_path=rel,
-                size=size,
+                size=_size(source) if item_type is ItemType.FILE else None,
+                content_hash=(hashes or {}).get(source),
             )
-            parts.catalog.enqueue_job(
-                JobKind.INDEX_DOCUMENTS,
-                base_id,
-                item_id=item.id,
-                payload={"reacquire": True},
-                idempotency_key=index_key(item.id),
-            )
+            queue_index(parts, item, reacquire=True)
             items.append(item)
     return items
 
 
-def _size(path: Path) -> int | None:
+def create_children(
+    parts: EngineParts, root: Item, child_type: ItemType, wanted: Sequence[tuple[str, str]]
+) -> list[Item]:
+    entries = [(source, desired, _title_for(child_type, source)) for source, desired in wanted]
+    return create_items(parts, root.base_id, child_type, entries, parent_id=root.id)
+
+
+def _title_for(item_type: ItemType, source: str) -> str:
+    return Path(source).name if item_type is ItemType.FILE else source
+
+
+def _create_root(
+    parts: EngineParts,
+    base_id: str,
+    item_type: ItemType,
+    source: str,
+    title: str,
+    desired: str,
+    options: dict[str, object] | None = None,
+) -> Item:
+    rel = paths.allocate_material_name(
+        parts.layout.raw_dir(base_id), desired, reserved=_reserved_paths(parts.catalog, base_id)
+    )
+    with parts.catalog.transaction():
+        item = parts.catalog.create_item(
+            base_id,
+            item_type,
+            source,
+            title,
+            status=ItemStatus.PREPARING,
+            relative_path=rel,
+            options=options,
+        )
+        _queue_prepare(parts, item, options)
+    return item
+
+
+def _size(source: str) -> int | None:
     try:
-        return path.stat().st_size
+        return Path(source).stat().st_size
     except OSError:
         return None
 
 
-def add_paths(parts: EngineParts, base_id: str, sources: Sequence[str | Path]) -> AddReport:
-    """Admit files and folders: each becomes a root item with its job queued."""
+def file_hash(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+_SLUG_JUNK = re.compile(r"[^\w.\-]+")
+
+
+def url_material_name(url: str, prefix: str = "web") -> str:
+    """A readable material name for a URL snapshot: prefix/host/path-slug.md."""
+    parts = urlsplit(url)
+    path = parts.path.strip("/")
+    slug = _SLUG_JUNK.sub("-", path.replace("/", "_")).strip("-_.") or "index"
+    if parts.query:
+        slug += "-" + hashlib.sha256(parts.query.encode()).hexdigest()[:8]
+    return f"{prefix}/{parts.hostname or 'site'}/{slug[:120]}.md"
+
+
+def _require_usable_base(parts: EngineParts, base_id: str) -> None:
     base = parts.catalog.require_base(base_id)
     if base.status is BaseStatus.FAILED:
         raise TroveError(
             ErrorCode.BASE_FAILED, f"knowledge base {base.name!r} has failed; restore it first"
         )
+
+
+def _live(items: Iterable[Item]) -> list[Item]:
+    return [i for i in items if i.status is not ItemStatus.DELETING]
+
+
+# -- adding ----------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Candidate:
+    source: str
+    item_type: ItemType
+    desired: str
+    title: str
+    content_hash: str | None = None
+
+
+def add_paths(
+    parts: EngineParts,
+    base_id: str,
+    sources: Sequence[str | Path],
+    *,
+    on_conflict: OnConflict = OnConflict.SKIP,
+    folder_options: dict[str, object] | None = None,
+) -> AddReport:
+    """Admit files and folders: each becomes a root item with its job queued."""
+    _require_usable_base(parts, base_id)
     report = AddReport()
-    files: list[tuple[Path, str]] = []
-    folders: list[Path] = []
+    candidates: list[_Candidate] = []
     for raw_source in sources:
         path = Path(raw_source).expanduser()
         try:
@@ -92,51 +232,282 @@ def add_paths(parts: EngineParts, base_id: str, sources: Sequence[str | Path]) -
             )
             continue
         if path.is_dir():
-            folders.append(path)
+            candidates.append(
+                _Candidate(
+                    str(path), ItemType.DIRECTORY, path.name or "folder", path.name or str(path)
+                )
+            )
         elif path.is_file():
-            files.append((path, path.name))
+            try:
+                digest = file_hash(path)  # before the mutex: hashing is slow I/O
+            except OSError as exc:
+                report.errors.append((str(path), f"{ErrorCode.READ_FAILED}: {exc.strerror or exc}"))
+                continue
+            candidates.append(_Candidate(str(path), ItemType.FILE, path.name, path.name, digest))
         else:
             report.errors.append(
                 (str(path), f"{ErrorCode.READ_FAILED}: not a regular file or folder")
             )
-
-    with parts.mutex.lock(base_id):
-        fresh_files: list[tuple[Path, str]] = []
-        for path, name in files:
-            if _already_has(parts.catalog, base_id, str(path)):
-                report.skipped.append((str(path), "already in this knowledge base"))
-            else:
-                fresh_files.append((path, name))
-        report.added.extend(create_file_items(parts, base_id, fresh_files))
-        for folder in folders:
-            if _already_has(parts.catalog, base_id, str(folder)):
-                report.skipped.append((str(folder), "already in this knowledge base"))
-                continue
-            report.added.append(_create_directory_root(parts, base_id, folder))
+    _admit(parts, base_id, candidates, report, on_conflict, folder_options)
     return report
 
 
-def _already_has(catalog: Catalog, base_id: str, source: str) -> bool:
-    return any(
-        i.status is not ItemStatus.DELETING for i in catalog.find_items_by_source(base_id, source)
-    )
+def add_urls(
+    parts: EngineParts,
+    base_id: str,
+    urls: Sequence[str],
+    *,
+    sitemap: bool = False,
+    on_conflict: OnConflict = OnConflict.SKIP,
+) -> AddReport:
+    """Admit web pages (or sitemaps, whose pages become child items)."""
+    _require_usable_base(parts, base_id)
+    report = AddReport()
+    candidates: list[_Candidate] = []
+    for raw_url in urls:
+        try:
+            url = check_url(raw_url)
+        except FetchError as exc:
+            report.errors.append((raw_url, f"{exc.code}: {exc.message}"))
+            continue
+        if sitemap:
+            host = urlsplit(url).hostname or "site"
+            candidates.append(_Candidate(url, ItemType.SITEMAP, f"sitemaps/{host}", url))
+        else:
+            candidates.append(_Candidate(url, ItemType.URL, url_material_name(url), url))
+    _admit(parts, base_id, candidates, report, on_conflict, None)
+    return report
 
 
-def _create_directory_root(parts: EngineParts, base_id: str, folder: Path) -> Item:
-    raw = parts.layout.raw_dir(base_id)
-    rel = paths.allocate_material_name(
-        raw, folder.name or "folder", reserved=_reserved_paths(parts.catalog, base_id)
-    )
-    with parts.catalog.transaction():
-        item = parts.catalog.create_item(
-            base_id,
-            ItemType.DIRECTORY,
-            str(folder),
-            folder.name or str(folder),
-            status=ItemStatus.PREPARING,
-            relative_path=rel,
-        )
-        parts.catalog.enqueue_job(
-            JobKind.PREPARE_ROOT, base_id, item_id=item.id, idempotency_key=prepare_key(item.id)
-        )
+def add_note(parts: EngineParts, base_id: str, title: str, text: str) -> Item:
+    """A note written in the app; its text is snapshotted under raw/notes/."""
+    _require_usable_base(parts, base_id)
+    title = " ".join(title.split()) or "Untitled note"
+    with parts.mutex.lock(base_id):
+        (item,) = create_items(parts, base_id, ItemType.NOTE, [(text, f"notes/{title}.md", title)])
     return item
+
+
+def _admit(
+    parts: EngineParts,
+    base_id: str,
+    candidates: list[_Candidate],
+    report: AddReport,
+    on_conflict: OnConflict,
+    folder_options: dict[str, object] | None,
+) -> None:
+    with parts.mutex.lock(base_id):
+        for cand in candidates:
+            clash = _conflict(parts.catalog, base_id, cand)
+            if clash is not None:
+                existing, reason = clash
+                if on_conflict is OnConflict.SKIP:
+                    report.skipped.append((cand.source, reason))
+                    continue
+                mark_deleting(parts, [existing])
+                report.replaced.append((cand.source, existing.id))
+            if cand.item_type in CONTAINER_TYPES:
+                options = folder_options if cand.item_type is ItemType.DIRECTORY else None
+                report.added.append(
+                    _create_root(
+                        parts,
+                        base_id,
+                        cand.item_type,
+                        cand.source,
+                        cand.title,
+                        cand.desired,
+                        options,
+                    )
+                )
+            else:
+                hashes = {cand.source: cand.content_hash} if cand.content_hash else None
+                report.added.extend(
+                    create_items(
+                        parts,
+                        base_id,
+                        cand.item_type,
+                        [(cand.source, cand.desired, cand.title)],
+                        hashes=hashes,
+                    )
+                )
+
+
+def _conflict(catalog: Catalog, base_id: str, cand: _Candidate) -> tuple[Item, str] | None:
+    same_source = _live(catalog.find_items_by_source(base_id, cand.source))
+    if same_source:
+        return same_source[0], "already in this knowledge base"
+    if cand.content_hash:
+        same_content = _live(catalog.find_items_by_hash(base_id, cand.content_hash))
+        if same_content:
+            other = same_content[0]
+            return other, f"same content as {other.source!r}, already in this knowledge base"
+    return None
+
+
+# -- deleting --------------------------------------------------------------------------------
+
+
+def _top_roots(catalog: Catalog, items: Sequence[Item]) -> list[Item]:
+    """Drop items whose ancestor is also selected: deleting the ancestor covers them."""
+    chosen = {i.id for i in items}
+    roots = []
+    for item in items:
+        parent, covered = item.parent_id, False
+        while parent is not None:
+            if parent in chosen:
+                covered = True
+                break
+            parent_item = catalog.get_item(parent)
+            parent = parent_item.parent_id if parent_item else None
+        if not covered:
+            roots.append(item)
+    return roots
+
+
+def mark_deleting(parts: EngineParts, items: Sequence[Item]) -> list[str]:
+    """Flip subtrees to deleting and queue their deletion. Caller holds the base mutex."""
+    roots = _top_roots(parts.catalog, items)
+    with parts.catalog.transaction():
+        for root in roots:
+            for item in [root, *parts.catalog.descendants(root.id)]:
+                if item.status is not ItemStatus.DELETING:
+                    parts.catalog.set_item_status(item.id, ItemStatus.DELETING)
+        queue_deletes(parts, [r.id for r in roots], roots[0].base_id if roots else "")
+    return [r.id for r in roots]
+
+
+def queue_deletes(parts: EngineParts, root_ids: Sequence[str], base_id: str) -> None:
+    for start in range(0, len(root_ids), DELETE_GROUP):
+        group = list(root_ids[start : start + DELETE_GROUP])
+        key = f"{JobKind.DELETE_SUBTREE}:{group[0]}" if len(group) == 1 else None
+        parts.catalog.enqueue_job(
+            JobKind.DELETE_SUBTREE,
+            base_id,
+            item_id=group[0] if len(group) == 1 else None,
+            payload={"roots": group},
+            idempotency_key=key,
+        )
+
+
+def delete_items(parts: EngineParts, base_id: str, item_ids: Sequence[str] | None) -> list[str]:
+    """Delete items (all of the base's when None); returns the root ids queued for deletion."""
+    with parts.mutex.lock(base_id):
+        if item_ids is None:
+            items = _live(parts.catalog.list_items(base_id, roots_only=True))
+        else:
+            found = parts.catalog.get_items(item_ids)
+            missing = [i for i in item_ids if i not in found or found[i].base_id != base_id]
+            if missing:
+                raise TroveError(
+                    ErrorCode.ITEM_NOT_FOUND, f"no such item(s) in this base: {', '.join(missing)}"
+                )
+            items = _live(found[i] for i in item_ids)
+        if not items:
+            return []
+        return mark_deleting(parts, items)
+
+
+# -- reindex admission -----------------------------------------------------------------------
+
+
+class SourceCheck(StrEnum):
+    OK = "ok"
+    MISSING = "missing"
+    UNVERIFIABLE = "unverifiable"
+
+
+def check_source(item: Item) -> SourceCheck:
+    """Can the item's original source be re-acquired? Files and folders are probed on disk."""
+    if item.type not in (ItemType.FILE, ItemType.DIRECTORY):
+        return SourceCheck.OK  # notes carry their text; URLs are checked when fetched
+    path = Path(item.source)
+    if not path.is_absolute():
+        return SourceCheck.MISSING
+    try:
+        mode = path.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return SourceCheck.MISSING
+    except OSError as exc:
+        return SourceCheck.MISSING if exc.errno == errno.ENOENT else SourceCheck.UNVERIFIABLE
+    kind_ok = stat.S_ISDIR(mode) if item.type is ItemType.DIRECTORY else stat.S_ISREG(mode)
+    return SourceCheck.OK if kind_ok else SourceCheck.MISSING
+
+
+def check_settled(catalog: Catalog, roots: Sequence[Item], action: str) -> None:
+    busy = [
+        item
+        for root in roots
+        for item in [root, *catalog.descendants(root.id)]
+        if item.status not in SETTLED_STATUSES
+    ]
+    if busy:
+        raise TroveError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"cannot {action} while {len(busy)} item(s) are still {busy[0].status}; "
+            "wait until the whole subtree has finished",
+        )
+
+
+def reindex(parts: EngineParts, base_id: str, item_ids: Sequence[str] | None) -> list[Item]:
+    """Re-acquire sources and index again; refused before anything is queued when it can't run."""
+    _require_usable_base(parts, base_id)
+    with parts.mutex.lock(base_id):
+        if item_ids is None:
+            roots = _live(parts.catalog.list_items(base_id, roots_only=True))
+        else:
+            found = parts.catalog.get_items(item_ids)
+            missing = [i for i in item_ids if i not in found or found[i].base_id != base_id]
+            if missing:
+                raise TroveError(
+                    ErrorCode.ITEM_NOT_FOUND, f"no such item(s) in this base: {', '.join(missing)}"
+                )
+            roots = _top_roots(parts.catalog, [found[i] for i in item_ids])
+        check_settled(parts.catalog, roots, "reindex")
+        checks = {root.id: check_source(root) for root in roots}
+        gone = [r for r in roots if checks[r.id] is SourceCheck.MISSING]
+        if gone:
+            raise TroveError(
+                ErrorCode.SOURCE_MISSING,
+                f"the source of {len(gone)} item(s) no longer exists (first: {gone[0].source}); "
+                "delete them and add them again",
+            )
+        shaky = [r for r in roots if checks[r.id] is SourceCheck.UNVERIFIABLE]
+        if shaky:
+            raise TroveError(
+                ErrorCode.READ_FAILED,
+                f"the source of {len(shaky)} item(s) could not be checked (first: {shaky[0].source}); "
+                "retry in a moment",
+            )
+        with parts.catalog.transaction():
+            for root in roots:
+                parts.catalog.set_item_status(root.id, _working_status(root))
+            for start in range(0, len(roots), DELETE_GROUP):
+                group = [r.id for r in roots[start : start + DELETE_GROUP]]
+                parts.catalog.enqueue_job(
+                    JobKind.REINDEX_SUBTREE,
+                    base_id,
+                    item_id=group[0] if len(group) == 1 else None,
+                    payload={"roots": group},
+                    idempotency_key=f"{JobKind.REINDEX_SUBTREE}:{group[0]}"
+                    if len(group) == 1
+                    else None,
+                )
+        return [parts.catalog.require_item(r.id) for r in roots]
+
+
+def _working_status(item: Item) -> ItemStatus:
+    return ItemStatus.PREPARING if item.type in CONTAINER_TYPES else ItemStatus.PROCESSING
+
+
+def queue_work(parts: EngineParts, item: Item, *, reacquire: bool) -> None:
+    """Queue the job that does an item's work: containers expand, leaves index."""
+    if item.type in CONTAINER_TYPES:
+        _queue_prepare(parts, item, item.options)
+    else:
+        queue_index(parts, item, reacquire=reacquire)
+
+
+def start_again(parts: EngineParts, item: Item, *, reacquire: bool) -> None:
+    """Put a settled item back to work at once (restore, backfill)."""
+    parts.catalog.set_item_status(item.id, _working_status(item))
+    queue_work(parts, item, reacquire=reacquire)

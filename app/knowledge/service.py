@@ -13,10 +13,11 @@ from pathlib import Path
 
 from app.knowledge import admin, ingestion, query
 from app.knowledge.catalog import Catalog
-from app.knowledge.jobs import runner
+from app.knowledge.jobs import recovery, runner
 from app.knowledge.jobs.context import EngineParts, JobContext, ProgressCallback
 from app.knowledge.layout import DataLayout
 from app.knowledge.locks import KeyedMutex
+from app.knowledge.materials import CONTAINER_TYPES
 from app.knowledge.pipeline.store.index_store import IndexStore
 from app.knowledge.pipeline.store.registry import StoreRegistry
 from app.knowledge.provider_errors import provider_failure
@@ -28,7 +29,6 @@ from app.knowledge.types import (
     ErrorCode,
     Item,
     ItemStatus,
-    ItemType,
     SearchMode,
     SearchResponse,
     TroveError,
@@ -37,8 +37,6 @@ from app.providers.interfaces import Embedder, ModelResolver, ProviderError, Rer
 from app.providers.registry import ProviderRegistry
 
 log = logging.getLogger(__name__)
-
-CONTAINER_TYPES = frozenset({ItemType.DIRECTORY, ItemType.SITEMAP})
 
 
 class KnowledgeService:
@@ -130,8 +128,60 @@ class KnowledgeService:
     def list_items(self, base_id: str) -> list[Item]:
         return self.catalog.list_items(base_id)
 
-    def add(self, base_id: str, sources: Sequence[str | Path]) -> ingestion.AddReport:
-        return ingestion.add_paths(self.parts, base_id, sources)
+    def get_item(self, item_id: str) -> Item:
+        return self.catalog.require_item(item_id)
+
+    def add(
+        self,
+        base_id: str,
+        sources: Sequence[str | Path],
+        *,
+        on_conflict: ingestion.OnConflict = ingestion.OnConflict.SKIP,
+        folder_options: dict[str, object] | None = None,
+    ) -> ingestion.AddReport:
+        """Add files and folders; conflicts with what the base has are reported, not duplicated."""
+        return ingestion.add_paths(
+            self.parts, base_id, sources, on_conflict=on_conflict, folder_options=folder_options
+        )
+
+    def add_urls(
+        self,
+        base_id: str,
+        urls: Sequence[str],
+        *,
+        sitemap: bool = False,
+        on_conflict: ingestion.OnConflict = ingestion.OnConflict.SKIP,
+    ) -> ingestion.AddReport:
+        return ingestion.add_urls(
+            self.parts, base_id, urls, sitemap=sitemap, on_conflict=on_conflict
+        )
+
+    def add_note(self, base_id: str, title: str, text: str) -> Item:
+        return ingestion.add_note(self.parts, base_id, title, text)
+
+    def delete_items(self, base_id: str, item_ids: Sequence[str] | None = None) -> list[str]:
+        """Mark items (all when None) deleting and queue their removal."""
+        return ingestion.delete_items(self.parts, base_id, item_ids)
+
+    def reindex(self, base_id: str, item_ids: Sequence[str] | None = None) -> list[Item]:
+        """Re-acquire sources and index again; refused up front when it cannot run."""
+        return ingestion.reindex(self.parts, base_id, item_ids)
+
+    def restore_base(self, base_id: str, embedding_model: str | None = None) -> admin.RebuildReport:
+        """Rebuild a base from its own copies, optionally with another embedding model."""
+        base = self.catalog.require_base(base_id)
+        model = embedding_model if embedding_model is not None else base.embedding_model
+        return admin.rebuild_from_copies(self.parts, base_id, model or None)
+
+    def enable_embedding(self, base_id: str, embedding_model: str) -> admin.RebuildReport:
+        """Give a BM25-only base an embedding model and backfill vectors for every item."""
+        return admin.rebuild_from_copies(
+            self.parts, base_id, embedding_model, require_no_model=True
+        )
+
+    def recover(self) -> recovery.RecoveryReport:
+        """Startup recovery: fail interrupted items, resume deletions."""
+        return recovery.recover(self.parts)
 
     def run_pending_jobs(
         self, base_id: str | None = None, progress: ProgressCallback | None = None

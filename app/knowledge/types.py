@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 
 class BaseStatus(StrEnum):
@@ -145,16 +146,7 @@ class Item:
     content_hash: str | None
     created_at: float
     updated_at: float
-
-
-@dataclass(frozen=True, slots=True)
-class SearchHit:
-    """A candidate from one retrieval channel, before the item-level checks."""
-
-    chunk_id: int
-    item_id: str
-    score: float
-    score_kind: ScoreKind
+    options: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -108,6 +108,10 @@ def test_cleanup_open_never_creates_an_index(tmp_path: Path) -> None:
     registry = StoreRegistry(lambda base_id: tmp_path / base_id)
     assert registry.get_if_exists("b1") is None
     assert not index_path(tmp_path / "b1").exists()
+    with pytest.raises(FileNotFoundError):
+        registry.get("b1")  # a deleted base's folder is never brought back
+    assert not (tmp_path / "b1").exists()
+    (tmp_path / "b1").mkdir()
     store = registry.get("b1")
     assert registry.get("b1") is store and registry.get_if_exists("b1") is store  # one instance
     registry.close_all()

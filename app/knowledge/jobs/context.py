@@ -4,23 +4,39 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from app.knowledge.catalog import Catalog
 from app.knowledge.layout import DataLayout
 from app.knowledge.locks import KeyedMutex
+from app.knowledge.pipeline.sources.sitemap import SitemapLimits
+from app.knowledge.pipeline.sources.web import FetchLimits
 from app.knowledge.pipeline.store.registry import StoreRegistry
-from app.knowledge.types import ErrorCode, ItemPhase
+from app.knowledge.types import ErrorCode, ItemPhase, ItemStatus
 from app.providers.interfaces import ModelResolver
 
 ProgressCallback = Callable[[str, ItemPhase | None, float | None], None]
+CancelCheck = Callable[[], "CancelReason | None"]
 
 
 def _no_progress(item_id: str, phase: ItemPhase | None, percent: float | None) -> None:
     return None
 
 
-def _never() -> bool:
-    return False
+def _never() -> CancelReason | None:
+    return None
+
+
+class CancelReason(StrEnum):
+    ITEM_GONE = "item-gone"  # deleted or settled meanwhile: nothing to record
+    TIMEOUT = "timeout"  # the job ran past its policy's timeout
+    SHUTDOWN = "shutdown"  # Trove is closing
+
+
+class JobCancelled(Exception):
+    def __init__(self, reason: CancelReason) -> None:
+        super().__init__(str(reason))
+        self.reason = reason
 
 
 @dataclass(slots=True)
@@ -32,13 +48,26 @@ class EngineParts:
     models: ModelResolver
     embed_batch_size: int = 10
     max_file_bytes: int = 200 * 1024 * 1024
+    fetch_limits: FetchLimits = field(default_factory=FetchLimits)
+    sitemap_limits: SitemapLimits = field(default_factory=SitemapLimits)
 
 
 @dataclass(slots=True)
 class JobContext:
     parts: EngineParts
     progress: ProgressCallback = field(default=_no_progress)
-    cancelled: Callable[[], bool] = field(default=_never)
+    # Polled by handlers between steps; a reason means stop now (cooperative cancel).
+    cancelled: CancelCheck = field(default=_never)
+
+    def raise_if_cancelled(self, item_id: str | None = None) -> None:
+        """Stop between steps when asked to, or when the item was deleted or settled meanwhile."""
+        reason = self.cancelled()
+        if reason is None and item_id is not None:
+            item = self.parts.catalog.get_item(item_id)
+            if item is None or item.status not in (ItemStatus.PREPARING, ItemStatus.PROCESSING):
+                reason = CancelReason.ITEM_GONE
+        if reason is not None:
+            raise JobCancelled(reason)
 
 
 class ItemFailure(Exception):
@@ -60,7 +89,3 @@ class RetryableFailure(Exception):
         self.code = str(code)
         self.message = message
         self.retry_after = retry_after
-
-
-class JobCancelled(Exception):
-    pass

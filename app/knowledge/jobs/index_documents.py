@@ -6,21 +6,27 @@ files or calling the embedding provider.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import logging
 import os
+import shutil
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from app.knowledge import paths
 from app.knowledge.catalog import Job
-from app.knowledge.jobs.context import ItemFailure, JobCancelled, JobContext, RetryableFailure
+from app.knowledge.jobs.context import ItemFailure, JobContext, RetryableFailure
 from app.knowledge.jobs.parents import settle_parent
+from app.knowledge.materials import material_path
 from app.knowledge.pipeline.indexing.chunker import chunk_text
 from app.knowledge.pipeline.readers.errors import ReaderError
 from app.knowledge.pipeline.readers.registry import read_document
+from app.knowledge.pipeline.sources.snapshot import page_document
+from app.knowledge.pipeline.sources.web import FetchError, fetch_url
 from app.knowledge.pipeline.store.index_store import ChunkRecord, DimensionMismatchError
 from app.knowledge.pipeline.store.vector_index import FloatMatrix
 from app.knowledge.types import Base, ErrorCode, Item, ItemPhase, ItemStatus, ItemType
@@ -46,78 +52,170 @@ def write_material(target: Path, text: str) -> None:
         raise
 
 
+def copy_file(source: Path, target: Path) -> None:
+    """Copy atomically, like write_material."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".part")
+    os.close(fd)
+    try:
+        shutil.copyfile(source, tmp)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@dataclass(slots=True)
+class Acquired:
+    text: str
+    title: str
+    page_starts: tuple[int, ...] = ()
+    # Files this job wrote under raw/, removed again if the item is deleted meanwhile.
+    written: list[Path] = field(default_factory=list)
+
+
 def run(ctx: JobContext, job: Job) -> None:
     parts = ctx.parts
     item = parts.catalog.get_item(job.item_id or "")
     if item is None or item.status is not ItemStatus.PROCESSING:
-        return  # deleted or settled meanwhile: nothing left to do
+        return  # deleted or settled meanwhile: nothing to do
     base = parts.catalog.require_base(item.base_id)
 
     ctx.progress(item.id, ItemPhase.READING, None)
-    text, title = _acquire(ctx, item, reacquire=bool(job.payload.get("reacquire", True)))
-    chunks = chunk_text(text, base.chunk_size, base.chunk_overlap)
+    got = acquire(ctx, item, reacquire=bool(job.payload.get("reacquire", True)))
+    try:
+        _index(ctx, base, item, got)
+    except BaseException:
+        _forget_if_gone(ctx, item, got)
+        raise
+
+
+def _index(ctx: JobContext, base: Base, item: Item, got: Acquired) -> None:
+    parts = ctx.parts
+    chunks = chunk_text(got.text, base.chunk_size, base.chunk_overlap)
     if not chunks:
         raise ItemFailure(
             ErrorCode.EMPTY_INDEXABLE_TEXT,
             "no text could be extracted from this source (is it empty, or only images?)",
         )
     records = [
-        ChunkRecord(c.start, c.end, c.text, c.token_count, text_hash(c.text)) for c in chunks
+        ChunkRecord(
+            c.start,
+            c.end,
+            c.text,
+            c.token_count,
+            text_hash(c.text),
+            page_at(got.page_starts, c.start),
+        )
+        for c in chunks
     ]
-    _check_cancelled(ctx)
+    ctx.raise_if_cancelled(item.id)
 
     vectors = _embed(ctx, base, item, records) if base.embedding_model else None
-    _check_cancelled(ctx)
+    ctx.raise_if_cancelled(item.id)
 
     ctx.progress(item.id, ItemPhase.WRITING, None)
     store = parts.stores.get(base.id)
     with parts.mutex.lock(base.id):
         current = parts.catalog.get_item(item.id)
         if current is None or current.status is not ItemStatus.PROCESSING:
+            _forget_if_gone(ctx, item, got)
             return  # a delete won the race; its job removes what we would write
         try:
             if vectors is not None and base.dimensions is not None:
                 store.ensure_vectors(base.dimensions)
             store.rebuild_material(
                 item.id,
-                item.relative_path or "",
-                title,
-                len(text),
+                material_path(item) or "",
+                got.title,
+                len(got.text),
                 records,
                 vectors,
                 content_hash=item.content_hash,
             )
         except DimensionMismatchError as exc:
             raise ItemFailure(ErrorCode.EMBEDDING_FAILED, str(exc)) from exc
-        parts.catalog.update_item(item.id, chunk_count=len(records), title=title)
+        parts.catalog.update_item(item.id, chunk_count=len(records), title=got.title)
         parts.catalog.set_item_status(item.id, ItemStatus.COMPLETED)
         settle_parent(parts.catalog, item.parent_id)
 
 
-def _check_cancelled(ctx: JobContext) -> None:
-    if ctx.cancelled():
-        raise JobCancelled()
+def page_at(page_starts: tuple[int, ...], offset: int) -> int | None:
+    if not page_starts:
+        return None
+    return bisect.bisect_right(page_starts, offset)
 
 
-def _acquire(ctx: JobContext, item: Item, *, reacquire: bool) -> tuple[str, str]:
-    """The material text and title: read the source and store its text under raw/."""
-    if item.relative_path is None:
-        raise ItemFailure(ErrorCode.READ_FAILED, "the item has no material path")
+def _forget_if_gone(ctx: JobContext, item: Item, got: Acquired) -> None:
+    """Remove files this job wrote when the item was deleted meanwhile (no orphans in raw/)."""
+    current = ctx.parts.catalog.get_item(item.id)
+    if current is None or current.status is ItemStatus.DELETING:
+        for path in got.written:
+            path.unlink(missing_ok=True)
+
+
+def acquire(ctx: JobContext, item: Item, *, reacquire: bool) -> Acquired:
+    """The material text: re-read the source (reacquire) or the base's own copy (restore)."""
     raw = ctx.parts.layout.raw_dir(item.base_id)
+    rel = material_path(item)
+    if rel is None or item.relative_path is None:
+        raise ItemFailure(ErrorCode.READ_FAILED, "the item has no material path")
     try:
-        target = paths.resolve_below(raw, item.relative_path)
+        target = paths.resolve_below(raw, rel)
+        copy = paths.resolve_below(raw, item.relative_path)
     except paths.UnsafePathError as exc:
         raise ItemFailure(ErrorCode.READ_FAILED, str(exc)) from exc
-    if item.type is not ItemType.FILE:
-        raise ItemFailure(ErrorCode.UNSUPPORTED_FILE_TYPE, f"{item.type} items are not indexed yet")
-    source = Path(item.source) if reacquire or not target.exists() else target
+    if item.type is ItemType.FILE:
+        return _acquire_file(ctx, item, target, copy, reacquire=reacquire)
+    if item.type is ItemType.NOTE:
+        write_material(target, item.source)
+        return Acquired(item.source, item.title, written=[target])
+    if item.type is ItemType.URL:
+        return _acquire_url(ctx, item, target, reacquire=reacquire)
+    raise ItemFailure(
+        ErrorCode.UNSUPPORTED_FILE_TYPE, f"{item.type} items have no text of their own"
+    )
+
+
+def _acquire_file(
+    ctx: JobContext, item: Item, target: Path, copy: Path, *, reacquire: bool
+) -> Acquired:
+    source = Path(item.source) if reacquire else copy
     try:
         doc = read_document(source, max_bytes=ctx.parts.max_file_bytes)
     except ReaderError as exc:
+        if not reacquire and exc.code == ErrorCode.SOURCE_MISSING:
+            raise ItemFailure(exc.code, "the base's own copy of this file is missing") from exc
         raise ItemFailure(exc.code, exc.message) from exc
+    got = Acquired(doc.text, doc.title, tuple(doc.page_starts))
+    if copy != target and source != copy:
+        copy_file(source, copy)  # keep the original bytes: restore works after it is gone
+        got.written.append(copy)
     if source != target:
         write_material(target, doc.text)
-    return doc.text, doc.title
+        got.written.append(target)
+    return got
+
+
+def _acquire_url(ctx: JobContext, item: Item, target: Path, *, reacquire: bool) -> Acquired:
+    if not reacquire:
+        try:
+            return Acquired(target.read_text(encoding="utf-8"), item.title)
+        except FileNotFoundError as exc:
+            raise ItemFailure(
+                ErrorCode.SOURCE_MISSING, "the snapshot of this page is missing"
+            ) from exc
+    try:
+        page = fetch_url(item.source, limits=ctx.parts.fetch_limits)
+        doc = page_document(page)
+    except FetchError as exc:
+        if exc.retryable:
+            raise RetryableFailure(exc.code, exc.message, exc.retry_after) from exc
+        raise ItemFailure(exc.code, exc.message) from exc
+    except ReaderError as exc:
+        raise ItemFailure(exc.code, exc.message) from exc
+    write_material(target, doc.text)
+    return Acquired(doc.text, doc.title or item.title, tuple(doc.page_starts), [target])
 
 
 def _embed(ctx: JobContext, base: Base, item: Item, records: list[ChunkRecord]) -> FloatMatrix:
@@ -135,7 +233,7 @@ def _embed(ctx: JobContext, base: Base, item: Item, records: list[ChunkRecord]) 
     batch_size = max(1, parts.embed_batch_size)
     ctx.progress(item.id, ItemPhase.EMBEDDING, 0.0)
     for start in range(0, len(pending), batch_size):
-        _check_cancelled(ctx)
+        ctx.raise_if_cancelled(item.id)
         batch = pending[start : start + batch_size]
         try:
             got = np.asarray(embedder.embed([t for _, t in batch]), dtype=np.float32)

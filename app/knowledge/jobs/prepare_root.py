@@ -1,4 +1,8 @@
-"""prepare-root: expand a directory root into child file items and queue their indexing."""
+"""prepare-root: expand a directory or sitemap root into child items and queue their indexing.
+
+Run again on a root that already has children (reindex), it reconciles: children whose
+source is still there are indexed again, vanished ones are deleted, new ones are added.
+"""
 
 from __future__ import annotations
 
@@ -6,50 +10,95 @@ import logging
 from pathlib import Path
 
 from app.knowledge.catalog import Job
-from app.knowledge.ingestion import create_file_items
-from app.knowledge.jobs.context import ItemFailure, JobContext
+from app.knowledge.ingestion import (
+    create_children,
+    mark_deleting,
+    queue_index,
+    url_material_name,
+)
+from app.knowledge.jobs.context import ItemFailure, JobContext, RetryableFailure
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.pipeline.readers.registry import SUPPORTED_EXTENSIONS
 from app.knowledge.pipeline.sources.directory import scan_directory
-from app.knowledge.types import ErrorCode, ItemStatus, ItemType
+from app.knowledge.pipeline.sources.sitemap import expand_sitemap
+from app.knowledge.pipeline.sources.web import FetchError
+from app.knowledge.types import SETTLED_STATUSES, ErrorCode, Item, ItemStatus, ItemType
 
 log = logging.getLogger(__name__)
 
 
 def run(ctx: JobContext, job: Job) -> None:
-    parts = ctx.parts
-    root = parts.catalog.get_item(job.item_id or "")
+    root = ctx.parts.catalog.get_item(job.item_id or "")
     if root is None or root.status is not ItemStatus.PREPARING:
         return
-    if root.type is not ItemType.DIRECTORY:
-        raise ItemFailure(
-            ErrorCode.UNSUPPORTED_FILE_TYPE, f"{root.type} roots are not expanded yet"
-        )
-    folder = Path(root.source)
-    if not folder.is_dir():
-        raise ItemFailure(ErrorCode.SOURCE_MISSING, f"the folder {folder} no longer exists")
-    payload = job.payload
-    scan = scan_directory(
-        folder,
-        extensions=payload.get("extensions") or SUPPORTED_EXTENSIONS,
-        include_globs=payload.get("include") or (),
-        exclude_globs=payload.get("exclude") or (),
-    )
-    for problem in scan.errors:
-        log.warning("while scanning %s: %s", folder, problem)
-    prefix = root.relative_path or folder.name
+    expand(ctx, root, job.payload)
+
+
+def expand(ctx: JobContext, root: Item, options: dict[str, object]) -> None:
+    parts = ctx.parts
+    if root.type is ItemType.DIRECTORY:
+        wanted = _directory_children(root, options)
+        child_type = ItemType.FILE
+    elif root.type is ItemType.SITEMAP:
+        wanted = _sitemap_children(ctx, root)
+        child_type = ItemType.URL
+    else:
+        raise ItemFailure(ErrorCode.UNSUPPORTED_FILE_TYPE, f"{root.type} items are not expanded")
+    ctx.raise_if_cancelled(root.id)
     with parts.mutex.lock(root.base_id):
         current = parts.catalog.get_item(root.id)
         if current is None or current.status is not ItemStatus.PREPARING:
             return
-        create_file_items(
-            parts,
-            root.base_id,
-            [(p, f"{prefix}/{p.relative_to(folder).as_posix()}") for p in scan.files],
-            parent_id=root.id,
-        )
-        if scan.files:
+        existing = {c.source: c for c in parts.catalog.list_items(root.base_id, parent_id=root.id)}
+        fresh: list[tuple[str, str]] = []
+        for source, desired in wanted:
+            child = existing.pop(source, None)
+            if child is None:
+                fresh.append((source, desired))
+            elif child.status in SETTLED_STATUSES:
+                parts.catalog.set_item_status(child.id, ItemStatus.PROCESSING)
+                queue_index(parts, child, reacquire=True)
+        create_children(parts, root, child_type, fresh)
+        gone = [c for c in existing.values() if c.status is not ItemStatus.DELETING]
+        if gone:
+            mark_deleting(parts, gone)
+        if wanted:
             parts.catalog.set_item_status(root.id, ItemStatus.PROCESSING)
         else:
             parts.catalog.set_item_status(root.id, ItemStatus.COMPLETED)
             settle_parent(parts.catalog, root.parent_id)
+
+
+def _directory_children(root: Item, options: dict[str, object]) -> list[tuple[str, str]]:
+    folder = Path(root.source)
+    if not folder.is_dir():
+        raise ItemFailure(ErrorCode.SOURCE_MISSING, f"the folder {folder} no longer exists")
+    scan = scan_directory(
+        folder,
+        extensions=_strings(options.get("extensions")) or SUPPORTED_EXTENSIONS,
+        include_globs=_strings(options.get("include")),
+        exclude_globs=_strings(options.get("exclude")),
+    )
+    for problem in scan.errors:
+        log.warning("while scanning %s: %s", folder, problem)
+    prefix = root.relative_path or folder.name
+    return [(str(p), f"{prefix}/{p.relative_to(folder).as_posix()}") for p in scan.files]
+
+
+def _sitemap_children(ctx: JobContext, root: Item) -> list[tuple[str, str]]:
+    try:
+        expansion = expand_sitemap(root.source, limits=ctx.parts.sitemap_limits)
+    except FetchError as exc:
+        if exc.retryable:
+            raise RetryableFailure(exc.code, exc.message, exc.retry_after) from exc
+        raise ItemFailure(exc.code, exc.message) from exc
+    for problem in expansion.errors:
+        log.warning("while reading sitemap %s: %s", root.source, problem)
+    if expansion.truncated:
+        log.warning("sitemap %s has more pages than the cap; the rest were skipped", root.source)
+    prefix = root.relative_path or "sitemap"
+    return [(url, url_material_name(url, prefix)) for url in expansion.page_urls]
+
+
+def _strings(value: object) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list | tuple) else []

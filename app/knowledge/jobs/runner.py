@@ -10,14 +10,15 @@ import time
 from collections.abc import Callable
 
 from app.knowledge.catalog import Job
-from app.knowledge.jobs import index_documents, prepare_root
+from app.knowledge.jobs import delete_subtree, index_documents, prepare_root, reindex_subtree
 from app.knowledge.jobs.context import (
+    CancelReason,
     ItemFailure,
     JobCancelled,
     JobContext,
     RetryableFailure,
 )
-from app.knowledge.jobs.kinds import POLICIES, JobKind
+from app.knowledge.jobs.kinds import POLICIES, JobKind, Recovery
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.types import ErrorCode, ItemStatus
 
@@ -28,6 +29,8 @@ Handler = Callable[[JobContext, Job], None]
 HANDLERS: dict[str, Handler] = {
     JobKind.INDEX_DOCUMENTS: index_documents.run,
     JobKind.PREPARE_ROOT: prepare_root.run,
+    JobKind.DELETE_SUBTREE: delete_subtree.run,
+    JobKind.REINDEX_SUBTREE: reindex_subtree.run,
 }
 
 
@@ -41,9 +44,8 @@ def run_job(ctx: JobContext, job: Job, *, clock: Callable[[], float] = time.time
     policy = POLICIES[JobKind(job.kind)]
     try:
         handler(ctx, job)
-    except JobCancelled:
-        catalog.finish_job(job.id, "abandoned", "cancelled")
-        return "abandoned"
+    except JobCancelled as exc:
+        return _cancelled(ctx, job, policy.recovery, exc.reason)
     except RetryableFailure as exc:
         if job.attempts < policy.attempts:
             delay = max(policy.backoff(job.attempts), exc.retry_after or 0.0)
@@ -54,12 +56,37 @@ def run_job(ctx: JobContext, job: Job, *, clock: Callable[[], float] = time.time
         _fail_item(ctx, job, exc.code, exc.message)
     except Exception as exc:  # a bug or an unexpected OS error must fail one item, not the app
         log.exception("job %s (%s) crashed", job.id, job.kind)
+        if policy.recovery is Recovery.RETRY:
+            # A deletion always finishes: retry it, and after the last attempt leave it
+            # for startup recovery rather than failing the items.
+            if job.attempts < policy.attempts:
+                catalog.retry_job(job.id, clock() + policy.backoff(job.attempts), str(exc))
+                return "queued"
+            catalog.finish_job(job.id, "failed", str(exc))
+            return "failed"
         _fail_item(ctx, job, ErrorCode.READ_FAILED, f"unexpected error: {exc}")
     else:
         catalog.finish_job(job.id, "done")
         return "done"
     catalog.finish_job(job.id, "failed", "item failed")
     return "failed"
+
+
+def _cancelled(ctx: JobContext, job: Job, recovery: Recovery, reason: CancelReason) -> str:
+    catalog = ctx.parts.catalog
+    if reason is CancelReason.ITEM_GONE:
+        catalog.finish_job(job.id, "done", "item deleted or settled meanwhile")
+        return "done"
+    if reason is CancelReason.SHUTDOWN and recovery is Recovery.RETRY:
+        catalog.requeue_job(job.id, "interrupted by shutdown; resumes on the next start")
+        return "queued"
+    if reason is CancelReason.TIMEOUT:
+        message = "indexing took longer than the time limit and was stopped; reindex to try again"
+    else:
+        message = "Trove was closed while this item was being processed; reindex it to finish"
+    _fail_item(ctx, job, ErrorCode.INDEXING_INTERRUPTED, message)
+    catalog.finish_job(job.id, "abandoned", str(reason))
+    return "abandoned"
 
 
 def _fail_item(ctx: JobContext, job: Job, code: str, message: str) -> None:

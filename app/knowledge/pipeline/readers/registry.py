@@ -1,49 +1,223 @@
-"""File -> text by extension. Each reader returns the text that becomes the material."""
+"""File -> Document by extension. Each reader returns the text that becomes the material.
+
+`read_document` is the reader boundary: whatever goes wrong inside a parser, the only
+exception that leaves it is ReaderError, with an item error code and a human message.
+"""
 
 from __future__ import annotations
 
+import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.knowledge.pipeline.readers.archive import DEFAULT_ZIP_LIMITS, ZipLimits
+from app.knowledge.pipeline.readers.code import CODE_EXTENSIONS
+from app.knowledge.pipeline.readers.document import Document, describe, human_size, page_at
+from app.knowledge.pipeline.readers.epub import read_epub
 from app.knowledge.pipeline.readers.errors import ReaderError
+from app.knowledge.pipeline.readers.html import decode_html, html_to_markdown
+from app.knowledge.pipeline.readers.office import read_docx, read_pptx, read_xlsx
+from app.knowledge.pipeline.readers.pdf import read_pdf
+from app.knowledge.pipeline.readers.structured import delimited_to_markdown, json_to_text
 from app.knowledge.pipeline.readers.text import decode_text, markdown_title
 from app.knowledge.types import ErrorCode
 
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "SUPPORTED_EXTENSIONS",
+    "Document",
+    "ZipLimits",
+    "is_supported",
+    "page_at",
+    "read_document",
+]
+
 TEXT_EXTENSIONS = frozenset({".txt", ".text", ".log"})
 MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown", ".mdown", ".mkd"})
-SUPPORTED_EXTENSIONS = TEXT_EXTENSIONS | MARKDOWN_EXTENSIONS
+HTML_EXTENSIONS = frozenset({".html", ".htm", ".xhtml", ".xht"})
+PDF_EXTENSIONS = frozenset({".pdf"})
+DOCX_EXTENSIONS = frozenset({".docx"})
+PPTX_EXTENSIONS = frozenset({".pptx"})
+XLSX_EXTENSIONS = frozenset({".xlsx", ".xlsm"})
+EPUB_EXTENSIONS = frozenset({".epub"})
+CSV_EXTENSIONS = frozenset({".csv"})
+TSV_EXTENSIONS = frozenset({".tsv", ".tab"})
+JSON_EXTENSIONS = frozenset({".json"})
+JSON_LINES_EXTENSIONS = frozenset({".jsonl", ".ndjson"})
 
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
-class Document:
-    text: str
-    title: str
+class _Options:
+    max_bytes: int
+    zip_limits: ZipLimits
+
+
+_PathReader = Callable[[Path, _Options], Document]
+_TextReader = Callable[[Path, str], Document]
+
+
+@dataclass(frozen=True, slots=True)
+class _Format:
+    kind: str  # how messages name the file: "the {kind} is damaged"
+    binary: bool
+    read: _PathReader
+
+
+def _text_format(kind: str, convert: _TextReader) -> _Format:
+    """A format read as bytes, decoded once (the bytes are dropped before parsing)."""
+
+    def read(path: Path, options: _Options) -> Document:
+        return convert(path, decode_text(_read_bytes(path, options.max_bytes)))
+
+    return _Format(kind=kind, binary=False, read=read)
+
+
+def _read_plain(path: Path, text: str) -> Document:
+    return Document(text=text, title=path.stem)
+
+
+def _read_markdown(path: Path, text: str) -> Document:
+    return Document(text=text, title=markdown_title(text) or path.stem)
+
+
+def _read_html(path: Path, options: _Options) -> Document:
+    text = decode_html(_read_bytes(path, options.max_bytes))
+    markdown, title = html_to_markdown(text)
+    del text
+    return Document(text=markdown, title=title or markdown_title(markdown) or path.stem)
+
+
+def _read_csv(path: Path, text: str) -> Document:
+    return Document(text=delimited_to_markdown(text), title=path.stem)
+
+
+def _read_tsv(path: Path, text: str) -> Document:
+    return Document(text=delimited_to_markdown(text, delimiter="\t"), title=path.stem)
+
+
+def _read_json(path: Path, text: str) -> Document:
+    return Document(text=json_to_text(text), title=path.stem)
+
+
+def _read_json_lines(path: Path, text: str) -> Document:
+    return Document(text=json_to_text(text, lines=True), title=path.stem)
+
+
+def _formats() -> dict[str, _Format]:
+    table: dict[str, _Format] = {}
+
+    def add(extensions: frozenset[str], fmt: _Format) -> None:
+        for extension in extensions:
+            table[extension] = fmt
+
+    add(CODE_EXTENSIONS, _text_format("source file", _read_plain))
+    add(TEXT_EXTENSIONS, _text_format("text file", _read_plain))
+    add(MARKDOWN_EXTENSIONS, _text_format("Markdown file", _read_markdown))
+    add(CSV_EXTENSIONS, _text_format("CSV file", _read_csv))
+    add(TSV_EXTENSIONS, _text_format("TSV file", _read_tsv))
+    add(JSON_EXTENSIONS, _text_format("JSON file", _read_json))
+    add(JSON_LINES_EXTENSIONS, _text_format("JSON Lines file", _read_json_lines))
+    add(HTML_EXTENSIONS, _Format("HTML page", False, _read_html))
+    add(PDF_EXTENSIONS, _Format("PDF", True, lambda p, o: read_pdf(p)))
+    add(DOCX_EXTENSIONS, _Format("Word document", True, lambda p, o: read_docx(p, o.zip_limits)))
+    add(PPTX_EXTENSIONS, _Format("PowerPoint presentation", True, lambda p, o: read_pptx(p, o.zip_limits)))
+    add(XLSX_EXTENSIONS, _Format("Excel workbook", True, lambda p, o: read_xlsx(p, o.zip_limits)))
+    add(EPUB_EXTENSIONS, _Format("EPUB book", True, lambda p, o: read_epub(p, o.zip_limits)))
+    return table
+
+
+_FORMATS = _formats()
+SUPPORTED_EXTENSIONS = frozenset(_FORMATS)
 
 
 def is_supported(path: Path) -> bool:
     return path.suffix.lower() in SUPPORTED_EXTENSIONS
 
 
-def read_document(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Document:
+def read_document(
+    path: Path,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    zip_limits: ZipLimits = DEFAULT_ZIP_LIMITS,
+) -> Document:
+    """Read a file into a Document; raises ReaderError and nothing else.
+
+    UNSUPPORTED_FILE_TYPE for an unknown extension, SOURCE_MISSING when the file is gone,
+    FILE_TOO_LARGE when it is bigger than `max_bytes` (checked before anything is read),
+    READ_FAILED when it is damaged, encrypted, binary or a zip bomb. An empty file gives an
+    empty text, which the caller reports as EMPTY_INDEXABLE_TEXT.
+    """
     suffix = path.suffix.lower()
-    if suffix not in SUPPORTED_EXTENSIONS:
+    fmt = _FORMATS.get(suffix)
+    if fmt is None:
         raise ReaderError(
             ErrorCode.UNSUPPORTED_FILE_TYPE, f"files of type {suffix or '(none)'!r} are not supported"
         )
+    if _checked_size(path, max_bytes) == 0:
+        return Document(text="", title=path.stem)
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise ReaderError(
-                ErrorCode.FILE_TOO_LARGE,
-                f"the file is {size / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.0f} MB",
-            )
-        data = path.read_bytes()
-    except FileNotFoundError as exc:
-        raise ReaderError(ErrorCode.SOURCE_MISSING, f"the file {path} no longer exists") from exc
+        return fmt.read(path, _Options(max_bytes=max_bytes, zip_limits=zip_limits))
+    except ReaderError:
+        raise
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        raise _missing(path) from exc
+    except PermissionError as exc:
+        raise ReaderError(
+            ErrorCode.READ_FAILED, "the file could not be read: permission denied"
+        ) from exc
     except OSError as exc:
-        raise ReaderError(ErrorCode.READ_FAILED, f"the file could not be read: {exc}") from exc
-    text = decode_text(data)
-    title = (markdown_title(text) if suffix in MARKDOWN_EXTENSIONS else None) or path.stem
-    return Document(text=text, title=title)
+        detail = exc.strerror or describe(exc)
+        raise ReaderError(ErrorCode.READ_FAILED, f"the file could not be read: {detail}") from exc
+    except RecursionError as exc:
+        raise ReaderError(
+            ErrorCode.READ_FAILED, f"the {fmt.kind} is nested too deeply to read"
+        ) from exc
+    except MemoryError as exc:
+        raise ReaderError(
+            ErrorCode.READ_FAILED, f"the {fmt.kind} is too large to read in memory"
+        ) from exc
+    except Exception as exc:  # noqa: BLE001 - the reader boundary: nothing else escapes
+        state = "is damaged" if fmt.binary else "could not be read"
+        raise ReaderError(
+            ErrorCode.READ_FAILED, f"the {fmt.kind} {state}: {describe(exc)}"
+        ) from exc
+
+
+def _checked_size(path: Path, max_bytes: int) -> int:
+    """The file's size from stat; refuses missing, non-regular and too-large files."""
+    try:
+        info = path.stat()
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        raise _missing(path) from exc
+    except OSError as exc:
+        detail = exc.strerror or describe(exc)
+        raise ReaderError(ErrorCode.READ_FAILED, f"the file could not be read: {detail}") from exc
+    if stat.S_ISDIR(info.st_mode):
+        raise ReaderError(ErrorCode.READ_FAILED, f"{path.name} is a folder, not a file")
+    if not stat.S_ISREG(info.st_mode):
+        raise ReaderError(ErrorCode.READ_FAILED, f"{path.name} is not a regular file")
+    if info.st_size > max_bytes:
+        raise _too_large(info.st_size, max_bytes)
+    return info.st_size
+
+
+def _read_bytes(path: Path, max_bytes: int) -> bytes:
+    with path.open("rb") as handle:
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:  # it grew after the size check
+        raise _too_large(len(data), max_bytes)
+    return data
+
+
+def _too_large(size: int, max_bytes: int) -> ReaderError:
+    return ReaderError(
+        ErrorCode.FILE_TOO_LARGE,
+        f"the file is {human_size(size)}; the limit is {human_size(max_bytes)}",
+    )
+
+
+def _missing(path: Path) -> ReaderError:
+    return ReaderError(ErrorCode.SOURCE_MISSING, f"the file {path} no longer exists")

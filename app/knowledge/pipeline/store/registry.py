@@ -16,11 +16,17 @@ class StoreRegistry:
         self._lock = threading.Lock()
 
     def get(self, base_id: str) -> IndexStore:
-        """The base's store, created on first use."""
+        """The base's store, created on first use inside the base's existing folder.
+
+        A job that outlives its base (deleted meanwhile) must not bring the folder back.
+        """
         with self._lock:
             store = self._stores.get(base_id)
             if store is None:
-                store = IndexStore(index_path(self._base_dir(base_id)), create=True)
+                base_dir = self._base_dir(base_id)
+                if not base_dir.is_dir():
+                    raise FileNotFoundError(f"the folder of knowledge base {base_id} is gone")
+                store = IndexStore(index_path(base_dir), create=True)
                 self._stores[base_id] = store
             return store
 

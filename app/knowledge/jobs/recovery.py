@@ -1,0 +1,109 @@
+"""Startup recovery: nothing is left spinning after a crash, and deletions always finish.
+
+- Running jobs whose process is gone follow their policy: `retry` jobs (delete-subtree)
+  go back to the queue; `abandon` jobs are dropped, so paid embedding work is never
+  silently spent again.
+- Items left preparing/processing with no live job fail with INDEXING_INTERRUPTED (they
+  can be reindexed by hand); folder and sitemap roots settle to their children's aggregate.
+- Items left deleting without a live delete job get one again, in groups of 500 roots.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from app.knowledge.catalog import Job
+from app.knowledge.ingestion import queue_deletes
+from app.knowledge.jobs.context import EngineParts
+from app.knowledge.jobs.kinds import POLICIES, JobKind, Recovery
+from app.knowledge.jobs.owner import owner_alive
+from app.knowledge.jobs.parents import settle_parent
+from app.knowledge.materials import CONTAINER_TYPES
+from app.knowledge.types import RUNNING_STATUSES, ErrorCode, Item, ItemStatus
+
+log = logging.getLogger(__name__)
+
+INTERRUPTED_MESSAGE = "indexing was interrupted (Trove stopped unexpectedly); reindex to finish it"
+
+
+@dataclass(slots=True)
+class RecoveryReport:
+    requeued_jobs: int = 0
+    abandoned_jobs: int = 0
+    interrupted_items: int = 0
+    resumed_deletions: int = 0
+
+
+def _job_items(job: Job) -> set[str]:
+    ids = {job.item_id} if job.item_id else set()
+    roots = job.payload.get("roots")
+    if isinstance(roots, list):
+        ids.update(str(r) for r in roots)
+    return ids
+
+
+def recover(parts: EngineParts) -> RecoveryReport:
+    catalog = parts.catalog
+    report = RecoveryReport()
+    for job in catalog.list_jobs(statuses=("running",)):
+        if owner_alive(job.owner):
+            continue  # another live Trove process is running it
+        if POLICIES[JobKind(job.kind)].recovery is Recovery.RETRY:
+            catalog.requeue_job(job.id, "resumed after an interrupted run")
+            report.requeued_jobs += 1
+        else:
+            catalog.finish_job(job.id, "abandoned", "interrupted")
+            report.abandoned_jobs += 1
+
+    live = catalog.list_jobs(statuses=("queued", "running"))
+    busy = set().union(*(_job_items(j) for j in live)) if live else set()
+    deleting_jobs = {i for j in live if j.kind == JobKind.DELETE_SUBTREE for i in _job_items(j)}
+
+    for base in catalog.list_bases():
+        with parts.mutex.lock(base.id):
+            items = catalog.list_items(base.id)
+            by_id = {i.id: i for i in items}
+            to_settle: list[str] = []
+            for item in items:
+                if item.status not in RUNNING_STATUSES or item.id in busy:
+                    continue
+                if item.type in CONTAINER_TYPES and item.status is ItemStatus.PROCESSING:
+                    to_settle.append(item.id)  # it only waits on its children
+                    continue
+                catalog.set_item_status(
+                    item.id,
+                    ItemStatus.FAILED,
+                    error_code=ErrorCode.INDEXING_INTERRUPTED,
+                    error_message=INTERRUPTED_MESSAGE,
+                )
+                report.interrupted_items += 1
+                if item.parent_id:
+                    to_settle.append(item.parent_id)
+            for item_id in dict.fromkeys(to_settle):
+                settle_parent(catalog, item_id)
+            orphans = [
+                i.id
+                for i in items
+                if i.status is ItemStatus.DELETING
+                and i.id not in deleting_jobs
+                and not _ancestor_deleting(i.parent_id, by_id)
+            ]
+            if orphans:
+                queue_deletes(parts, orphans, base.id)
+                report.resumed_deletions += len(orphans)
+    if report.interrupted_items or report.requeued_jobs or report.resumed_deletions:
+        log.warning("recovered after an interrupted run: %s", report)
+    return report
+
+
+def _ancestor_deleting(parent_id: str | None, by_id: dict[str, Item]) -> bool:
+    """Deleting the topmost deleting ancestor covers its subtree."""
+    while parent_id is not None:
+        parent = by_id.get(parent_id)
+        if parent is None:
+            return False
+        if parent.status is ItemStatus.DELETING:
+            return True
+        parent_id = parent.parent_id
+    return False

@@ -1,0 +1,44 @@
+"""Where an item's material lives under raw/, which is also its Concept ID.
+
+Plain-text files are their own material (stored as UTF-8 text). Other files are copied as
+they are and their extracted text is written beside them as a `.md` product; the product is
+the material. URL and note items are Markdown snapshots.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from app.knowledge import paths
+from app.knowledge.pipeline.readers.registry import MARKDOWN_EXTENSIONS, TEXT_EXTENSIONS
+from app.knowledge.types import Item, ItemType
+
+CONTAINER_TYPES = frozenset({ItemType.DIRECTORY, ItemType.SITEMAP})
+
+
+def is_plain_text(name: str) -> bool:
+    return PurePosixPath(name).suffix.lower() in TEXT_EXTENSIONS | MARKDOWN_EXTENSIONS
+
+
+def needs_product(name: str) -> bool:
+    return not is_plain_text(name)
+
+
+def material_path(item: Item) -> str | None:
+    """The relative path under raw/ that holds the item's indexed text."""
+    if item.type in CONTAINER_TYPES or item.relative_path is None:
+        return None
+    if item.type is ItemType.FILE and needs_product(item.relative_path):
+        return paths.md_product_name(item.relative_path)
+    return item.relative_path
+
+
+def stored_files(item: Item) -> list[str]:
+    """Every file under raw/ that belongs to the item (copy and product)."""
+    if item.type in CONTAINER_TYPES or item.relative_path is None:
+        return []
+    files = [item.relative_path]
+    product = material_path(item)
+    if product is not None and product != item.relative_path:
+        files.append(product)
+    return files

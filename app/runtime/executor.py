@@ -1,0 +1,280 @@
+"""The job executor: catalog jobs run on a QThreadPool, progress published as Qt signals.
+
+QtCore only, so the headless CLI drives the same executor under a QCoreApplication.
+Handlers are the engine's Qt-free functions (`app.knowledge.jobs.runner.run_job`); this
+module decides what runs when:
+
+- one queue per base, a concurrency limit per (base, job kind) from the job policies, and
+  a global cap sized to the machine;
+- memory-aware throttling: no new job starts while the process is over its memory budget
+  or the machine is short of memory (one job always may, so the queue never stalls);
+- retries wait for their backoff on a timer, never by sleeping in a thread;
+- cooperative cancellation: handlers poll a flag (shutdown, per-job timeout);
+- progress from worker threads is persisted in steps and emitted at most every
+  `progress_interval_ms`, so a burst of progress never floods the GUI.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import psutil
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
+
+from app.knowledge.catalog import Job
+from app.knowledge.jobs import runner
+from app.knowledge.jobs.context import CancelReason, JobContext
+from app.knowledge.jobs.kinds import POLICIES, JobKind
+from app.knowledge.jobs.owner import current_owner
+from app.knowledge.service import KnowledgeService
+from app.knowledge.types import ItemPhase
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], float]
+
+
+def default_worker_cap() -> int:
+    """Jobs mostly wait on disks and providers; two per core, plus one, keeps both busy."""
+    return max(2, min(16, (os.cpu_count() or 2) * 2 + 1))
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryBudget:
+    """Start no new job while RSS is above `max_rss` or free memory below `min_available`."""
+
+    max_rss: int = 1536 * 1024 * 1024
+    min_available: int = 512 * 1024 * 1024
+
+    def exceeded(self) -> bool:
+        try:
+            if psutil.Process().memory_info().rss > self.max_rss:
+                return True
+            return psutil.virtual_memory().available < self.min_available
+        except psutil.Error:
+            return False
+
+
+class _ProgressHub:
+    """Collects progress from worker threads; persists it in steps, emits it in batches."""
+
+    PERSIST_STEP = 10.0  # percent
+
+    def __init__(self, service: KnowledgeService) -> None:
+        self._service = service
+        self._lock = threading.Lock()
+        self._pending: dict[str, tuple[str, str, float]] = {}
+        self._persisted: dict[str, tuple[str, float]] = {}
+
+    def report(
+        self, base_id: str, item_id: str, phase: ItemPhase | None, percent: float | None
+    ) -> None:
+        phase_text = str(phase) if phase else ""
+        pct = -1.0 if percent is None else float(percent)
+        with self._lock:
+            self._pending[item_id] = (base_id, phase_text, pct)
+            last = self._persisted.get(item_id)
+            persist = (
+                last is None or last[0] != phase_text or abs(pct - last[1]) >= self.PERSIST_STEP
+            )
+            if persist:
+                self._persisted[item_id] = (phase_text, pct)
+        if persist:
+            # Another process (`trove status --watch`, the GUI) reads phases from the catalog.
+            try:
+                self._service.catalog.set_item_phase(item_id, phase, percent)
+            except Exception:  # the item may have been deleted or settled meanwhile
+                log.debug("progress for %s not persisted", item_id, exc_info=True)
+
+    def take(self) -> dict[str, tuple[str, str, float]]:
+        with self._lock:
+            pending, self._pending = self._pending, {}
+            return pending
+
+    def forget(self, item_id: str | None) -> None:
+        if item_id is None:
+            return
+        with self._lock:
+            self._persisted.pop(item_id, None)
+
+
+class _WorkerSignals(QObject):
+    finished = Signal(object, str)
+
+
+class _JobRunnable(QRunnable):
+    def __init__(self, ctx: JobContext, job: Job, clock: Clock, signals: _WorkerSignals) -> None:
+        super().__init__()
+        self._ctx = ctx
+        self._job = job
+        self._clock = clock
+        self.signals = signals
+
+    def run(self) -> None:
+        try:
+            outcome = runner.run_job(self._ctx, self._job, clock=self._clock)
+        except BaseException:  # never let a worker thread die silently
+            log.exception("job %s crashed outside its handler", self._job.id)
+            outcome = "failed"
+        self.signals.finished.emit(self._job, outcome)
+
+
+class JobExecutor(QObject):
+    # base id, item id, phase ("" when none), percent (-1 when unknown)
+    itemProgress = Signal(str, str, str, float)
+    # base id, ids of items whose status or fields may have changed
+    itemsChanged = Signal(str, list)
+    # base id, queued jobs, running jobs
+    queueChanged = Signal(str, int, int)
+    # no job is queued or running in this process's view of the catalog
+    drained = Signal()
+
+    def __init__(
+        self,
+        service: KnowledgeService,
+        *,
+        max_workers: int | None = None,
+        clock: Clock = time.time,
+        memory: MemoryBudget | None = None,
+        progress_interval_ms: int = 100,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._service = service
+        self._clock = clock
+        self._memory = memory or MemoryBudget()
+        self._cap = max_workers or default_worker_cap()
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(self._cap)
+        self._running: dict[int, Job] = {}
+        self._stopping = threading.Event()
+        self._started = False
+        self._progress = _ProgressHub(service)
+        self._owner = current_owner()
+        self._signals = _WorkerSignals()
+        self._due_timer = QTimer(self)
+        self._due_timer.setSingleShot(True)
+        self._flush_timer = QTimer(self)
+        self._flush_timer.setInterval(progress_interval_ms)
+        self._connect_signals()
+
+    def _connect_signals(self) -> None:
+        self._signals.finished.connect(self._on_job_finished)
+        self._due_timer.timeout.connect(self.schedule)
+        self._flush_timer.timeout.connect(self._on_flush_progress)
+
+    # -- public --------------------------------------------------------------------------
+
+    @property
+    def running_count(self) -> int:
+        return len(self._running)
+
+    def start(self, *, recover: bool = True) -> None:
+        """Recover from an interrupted run (once per process), then start working."""
+        if not self._started:
+            self._started = True
+            if recover:
+                self._service.recover()
+            self._flush_timer.start()
+        self.schedule()
+
+    @Slot()
+    def schedule(self) -> None:
+        """Start every job that may run now; arm a timer for the next one that will be due."""
+        if self._stopping.is_set():
+            return
+        touched: set[str] = set()
+        while len(self._running) < self._cap:
+            if self._running and self._memory.exceeded():
+                log.info("memory budget reached; new jobs wait for running ones to finish")
+                self._due_timer.start(250)
+                break
+            job = self._service.catalog.claim_next_job(
+                now=self._clock(), owner=self._owner, skip=self._full_queues()
+            )
+            if job is None:
+                break
+            self._launch(job)
+            touched.add(job.base_id)
+        self._arm_due_timer()
+        for base_id in touched:
+            self._emit_queue(base_id)
+        if not self._running and not self._service.catalog.count_live_jobs():
+            self.drained.emit()
+
+    def shutdown(self, timeout_ms: int = 30_000) -> bool:
+        """Ask running jobs to stop at their next step and wait for them."""
+        self._stopping.set()
+        self._due_timer.stop()
+        self._flush_timer.stop()
+        done = self._pool.waitForDone(timeout_ms)
+        self._on_flush_progress()
+        return bool(done)
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _full_queues(self) -> list[tuple[str, str]]:
+        counts: dict[tuple[str, str], int] = {}
+        for job in self._running.values():
+            key = (job.base_id, job.kind)
+            counts[key] = counts.get(key, 0) + 1
+        return [key for key, n in counts.items() if n >= POLICIES[JobKind(key[1])].concurrency]
+
+    def _launch(self, job: Job) -> None:
+        policy = POLICIES[JobKind(job.kind)]
+        deadline = self._clock() + policy.timeout_s
+        stopping = self._stopping
+        clock = self._clock
+
+        def cancelled() -> CancelReason | None:
+            if stopping.is_set():
+                return CancelReason.SHUTDOWN
+            if clock() > deadline:
+                return CancelReason.TIMEOUT
+            return None
+
+        def progress(item_id: str, phase: ItemPhase | None, percent: float | None) -> None:
+            self._progress.report(job.base_id, item_id, phase, percent)
+
+        ctx = JobContext(self._service.parts, progress=progress, cancelled=cancelled)
+        self._running[job.id] = job
+        self._pool.start(_JobRunnable(ctx, job, self._clock, self._signals))
+
+    def _arm_due_timer(self) -> None:
+        if self._stopping.is_set() or self._due_timer.isActive():
+            return
+        due = self._service.catalog.next_due_time()
+        if due is None:
+            return
+        delay_ms = max(0, int((due - self._clock()) * 1000))
+        if delay_ms > 0 or len(self._running) < self._cap:
+            self._due_timer.start(max(delay_ms, 10))
+
+    def _emit_queue(self, base_id: str) -> None:
+        jobs = self._service.catalog.list_jobs(base_id, ("queued", "running"))
+        running = sum(1 for j in jobs if j.status == "running")
+        self.queueChanged.emit(base_id, len(jobs) - running, running)
+
+    @Slot(object, str)
+    def _on_job_finished(self, job: Job, outcome: str) -> None:
+        self._running.pop(job.id, None)
+        self._progress.forget(job.item_id)
+        self._on_flush_progress()
+        changed = [job.item_id] if job.item_id else []
+        roots = job.payload.get("roots")
+        if isinstance(roots, list):
+            changed.extend(str(r) for r in roots)
+        self.itemsChanged.emit(job.base_id, list(dict.fromkeys(changed)))
+        self._emit_queue(job.base_id)
+        log.debug("job %s (%s) %s", job.id, job.kind, outcome)
+        self.schedule()
+
+    @Slot()
+    def _on_flush_progress(self) -> None:
+        for item_id, (base_id, phase, percent) in self._progress.take().items():
+            self.itemProgress.emit(base_id, item_id, phase, percent)
