@@ -1,7 +1,11 @@
 """`python -m app` does what the `trove` command does."""
 
+import multiprocessing
 import sys
 
 from app.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":
+    # Readers run in worker processes; a frozen build must let them start.
+    multiprocessing.freeze_support()
+    sys.exit(main())

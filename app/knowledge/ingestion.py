@@ -239,7 +239,10 @@ def add_paths(
             )
         elif path.is_file():
             try:
-                digest = file_hash(path)  # before the mutex: hashing is slow I/O
+                # Hashing (before the mutex: slow I/O) finds the same content under another
+                # name; a file too large to index is never read here.
+                too_big = path.stat().st_size > parts.max_file_bytes
+                digest = None if too_big else file_hash(path)
             except OSError as exc:
                 report.errors.append((str(path), f"{ErrorCode.READ_FAILED}: {exc.strerror or exc}"))
                 continue

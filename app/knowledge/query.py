@@ -70,6 +70,7 @@ def search(
     reranker: Reranker | None = None,
     top_k: int | None = None,
     mode: SearchMode | None = None,
+    fusion: str | None = None,
 ) -> SearchResponse:
     started = time.perf_counter()
     if base.status is BaseStatus.FAILED:
@@ -120,7 +121,7 @@ def search(
         metrics.vector_hit_count = len(vector_hits)
 
     t = time.perf_counter()
-    candidates = _fuse(mode, bm25_hits, vector_hits)
+    candidates = _fuse(mode, bm25_hits, vector_hits, fusion)
     metrics.fusion_ms = _ms(t) if mode is SearchMode.HYBRID else 0.0
 
     results = _visible_results(base, store, items, candidates)
@@ -140,6 +141,7 @@ def _fuse(
     mode: SearchMode,
     bm25_hits: list[tuple[int, float]],
     vector_hits: list[tuple[int, float]],
+    fusion: str | None,
 ) -> list[_Candidate]:
     if mode is SearchMode.BM25:
         return [_Candidate(cid, score, ScoreKind.RANKING) for cid, score in bm25_hits]

@@ -15,6 +15,7 @@ from app.knowledge import admin, ingestion, query
 from app.knowledge.catalog import Catalog
 from app.knowledge.jobs import recovery, runner
 from app.knowledge.jobs.context import EngineParts, JobContext, ProgressCallback
+from app.knowledge.jobs.extraction import Extraction, shared_pool
 from app.knowledge.layout import DataLayout
 from app.knowledge.locks import KeyedMutex
 from app.knowledge.materials import CONTAINER_TYPES
@@ -46,7 +47,9 @@ class KnowledgeService:
         *,
         models: ModelResolver | None = None,
         embed_batch_size: int = 10,
+        extraction: Extraction | None = None,
     ) -> None:
+        """`extraction` defaults to the process-wide pool of reader worker processes."""
         layout = DataLayout(home)
         layout.bases_dir.mkdir(parents=True, exist_ok=True)
         self.parts = EngineParts(
@@ -56,6 +59,7 @@ class KnowledgeService:
             mutex=KeyedMutex(),
             models=models or ProviderRegistry(),
             embed_batch_size=embed_batch_size,
+            extraction=extraction or shared_pool(),
         )
         self._checked_stores: set[str] = set()
         self._checked_lock = threading.Lock()
@@ -201,8 +205,13 @@ class KnowledgeService:
         *,
         top_k: int | None = None,
         mode: SearchMode | None = None,
+        fusion: str | None = None,
     ) -> SearchResponse:
-        """The one search contract (DESIGN.md section 6). `mode` is for benchmarks only."""
+        """The one search contract (DESIGN.md section 6).
+
+        `mode` and `fusion` ("rrf": the reference application's plain RRF) exist for
+        benchmarks only; callers leave them alone and get the derived mode.
+        """
         base = self.catalog.require_base(base_id)
         store = self._store_if_exists(base)
         effective = mode or query.derive_mode(base)
@@ -217,6 +226,7 @@ class KnowledgeService:
             reranker=reranker,
             top_k=top_k,
             mode=mode,
+            fusion=fusion,
         )
 
     def _embedder(self, base: Base) -> Embedder | None:

@@ -42,11 +42,14 @@ def check_phase(item_id: str, status: ItemStatus, phase: ItemPhase | None) -> No
 
 
 def aggregate_status(children: list[ItemStatus]) -> ItemStatus:
-    """The status a directory or sitemap root shows for its children."""
+    """The status a directory or sitemap root shows for its children.
+
+    Children being deleted do not count: they are on their way out, and a root becomes
+    `deleting` only when it is deleted itself (that status is terminal).
+    """
+    children = [s for s in children if s is not _S.DELETING]
     if not children:
         return _S.COMPLETED
-    if any(s is _S.DELETING for s in children):
-        return _S.DELETING
     if any(s in PHASED_STATUSES for s in children):
         return _S.PROCESSING
     if all(s is _S.FAILED for s in children):

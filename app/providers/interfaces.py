@@ -14,6 +14,13 @@ import numpy.typing as npt
 
 FloatMatrix = npt.NDArray[np.float32]
 
+# The engine's stable error codes that providers raise (strings, so this layer stays below it).
+PROVIDER_AUTH_FAILED = "PROVIDER_AUTH_FAILED"
+EMBEDDING_FAILED = "EMBEDDING_FAILED"
+MODEL_NOT_AVAILABLE = "MODEL_NOT_AVAILABLE"
+FETCH_FAILED = "FETCH_FAILED"
+INVALID_ARGUMENT = "INVALID_ARGUMENT"
+
 
 class ProviderError(Exception):
     """A provider call failed; `code` is one of the engine's stable error codes."""
@@ -38,6 +45,12 @@ class Reranker(Protocol):
 
     def rerank(self, query: str, documents: Sequence[str], top_n: int) -> list[tuple[int, float]]:
         """(index into documents, relevance score in 0..1), best first, at most top_n."""
+        ...
+
+
+class ConnectionTester(Protocol):
+    def test_connection(self) -> str:
+        """A short human message on success; raises ProviderError otherwise."""
         ...
 
 

@@ -28,7 +28,8 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
 
 from app.knowledge.catalog import Job
 from app.knowledge.jobs import runner
-from app.knowledge.jobs.context import CancelReason, JobContext
+from app.knowledge.jobs.context import JobContext
+from app.knowledge.jobs.errors import CancelReason
 from app.knowledge.jobs.kinds import POLICIES, JobKind
 from app.knowledge.jobs.owner import current_owner
 from app.knowledge.service import KnowledgeService

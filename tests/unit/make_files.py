@@ -54,7 +54,9 @@ def pdf_bytes(pages: Sequence[str], *, title: str | None = None) -> bytes:
     objects: dict[int, bytes] = {
         1: b"<< /Type /Catalog /Pages 2 0 R >>",
         2: (
-            "<< /Type /Pages /Kids [" + " ".join(f"{p} 0 R" for p in page_ids) + f"] /Count {count} >>"
+            "<< /Type /Pages /Kids ["
+            + " ".join(f"{p} 0 R" for p in page_ids)
+            + f"] /Count {count} >>"
         ).encode(),
         3: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
     }
@@ -67,9 +69,11 @@ def pdf_bytes(pages: Sequence[str], *, title: str | None = None) -> bytes:
         lines = text.split("\n")
         stream = b""
         if text:
-            stream = b"BT /F1 12 Tf 14 TL 72 720 Td " + b" T* ".join(
-                _pdf_string(line) + b" Tj" for line in lines
-            ) + b" ET"
+            stream = (
+                b"BT /F1 12 Tf 14 TL 72 720 Td "
+                + b" T* ".join(_pdf_string(line) + b" Tj" for line in lines)
+                + b" ET"
+            )
         objects[content_id] = (
             b"<< /Length " + str(len(stream)).encode() + b" >>\nstream\n" + stream + b"\nendstream"
         )
@@ -176,7 +180,9 @@ def make_pptx(
         slide.shapes.title.text = spec[0]
         slide.placeholders[1].text_frame.text = spec[1]
         if len(spec) > 2:
-            slide.notes_slide.notes_text_frame.text = spec[2]  # type: ignore[misc]
+            frame = slide.notes_slide.notes_text_frame
+            assert frame is not None
+            frame.text = spec[2]
     presentation.save(str(path))
     return path
 
@@ -319,9 +325,7 @@ def make_json(path: Path, value: object) -> Path:
 # --- hostile files ---------------------------------------------------------------------------
 
 
-def make_zip_bomb(
-    path: Path, uncompressed_bytes: int, *, entry: str = "word/document.xml"
-) -> Path:
+def make_zip_bomb(path: Path, uncompressed_bytes: int, *, entry: str = "word/document.xml") -> Path:
     """A zip whose one entry inflates to `uncompressed_bytes` of zeros, written in 1 MiB
     steps so the whole never sits in memory."""
     chunk = bytes(1024 * 1024)
@@ -474,7 +478,9 @@ def make_samples(directory: Path) -> dict[str, Sample]:
         "mdcapybara",
         "Markdown Notes",
     )
-    add("txt", make_text(directory / "plain.txt", "Plain txtmeerkat text.\n"), "txtmeerkat", "plain")
+    add(
+        "txt", make_text(directory / "plain.txt", "Plain txtmeerkat text.\n"), "txtmeerkat", "plain"
+    )
     add(
         "gbk_txt",
         make_text(

@@ -119,7 +119,9 @@ def test_failed_keeps_error_and_restart_clears_it(catalog: Catalog) -> None:
         ([S.FAILED, S.FAILED], S.FAILED),
         ([S.COMPLETED, S.PROCESSING], S.PROCESSING),
         ([S.PREPARING], S.PROCESSING),
-        ([S.COMPLETED, S.DELETING], S.DELETING),
+        ([S.COMPLETED, S.DELETING], S.COMPLETED),
+        ([S.FAILED, S.DELETING], S.FAILED),
+        ([S.DELETING], S.COMPLETED),
     ],
 )
 def test_aggregate_status(children: list[S], expected: S) -> None:

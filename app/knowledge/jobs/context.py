@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import StrEnum
 
 from app.knowledge.catalog import Catalog
+from app.knowledge.jobs.errors import CancelReason, JobCancelled
+from app.knowledge.jobs.extraction import Extraction, InlineExtraction
 from app.knowledge.layout import DataLayout
 from app.knowledge.locks import KeyedMutex
 from app.knowledge.pipeline.sources.sitemap import SitemapLimits
 from app.knowledge.pipeline.sources.web import FetchLimits
 from app.knowledge.pipeline.store.registry import StoreRegistry
-from app.knowledge.types import ErrorCode, ItemPhase, ItemStatus
+from app.knowledge.types import ItemPhase, ItemStatus
 from app.providers.interfaces import ModelResolver
 
 ProgressCallback = Callable[[str, ItemPhase | None, float | None], None]
@@ -27,18 +28,6 @@ def _never() -> CancelReason | None:
     return None
 
 
-class CancelReason(StrEnum):
-    ITEM_GONE = "item-gone"  # deleted or settled meanwhile: nothing to record
-    TIMEOUT = "timeout"  # the job ran past its policy's timeout
-    SHUTDOWN = "shutdown"  # Trove is closing
-
-
-class JobCancelled(Exception):
-    def __init__(self, reason: CancelReason) -> None:
-        super().__init__(str(reason))
-        self.reason = reason
-
-
 @dataclass(slots=True)
 class EngineParts:
     layout: DataLayout
@@ -49,6 +38,8 @@ class EngineParts:
     embed_batch_size: int = 10
     max_file_bytes: int = 200 * 1024 * 1024
     fetch_limits: FetchLimits = field(default_factory=FetchLimits)
+    # Where documents are read and chunked: worker processes in the app, inline in tests.
+    extraction: Extraction = field(default_factory=InlineExtraction)
     sitemap_limits: SitemapLimits = field(default_factory=SitemapLimits)
 
 
@@ -68,24 +59,3 @@ class JobContext:
                 reason = CancelReason.ITEM_GONE
         if reason is not None:
             raise JobCancelled(reason)
-
-
-class ItemFailure(Exception):
-    """The job's item fails with this code; not retried."""
-
-    def __init__(self, code: ErrorCode | str, message: str) -> None:
-        super().__init__(message)
-        self.code = str(code)
-        self.message = message
-
-
-class RetryableFailure(Exception):
-    """A transient failure (network, rate limit): the runner retries with backoff."""
-
-    def __init__(
-        self, code: ErrorCode | str, message: str, retry_after: float | None = None
-    ) -> None:
-        super().__init__(message)
-        self.code = str(code)
-        self.message = message
-        self.retry_after = retry_after

@@ -19,12 +19,13 @@ import numpy as np
 
 from app.knowledge import paths
 from app.knowledge.catalog import Job
-from app.knowledge.jobs.context import ItemFailure, JobContext, RetryableFailure
+from app.knowledge.jobs.context import JobContext
+from app.knowledge.jobs.errors import ItemFailure, RetryableFailure
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.materials import material_path
-from app.knowledge.pipeline.indexing.chunker import chunk_text
+from app.knowledge.pipeline.extract import Extracted, ExtractFailure, chunk_document, extract_file
+from app.knowledge.pipeline.indexing.chunker import Chunk
 from app.knowledge.pipeline.readers.errors import ReaderError
-from app.knowledge.pipeline.readers.registry import read_document
 from app.knowledge.pipeline.sources.snapshot import page_document
 from app.knowledge.pipeline.sources.web import FetchError, fetch_url
 from app.knowledge.pipeline.store.index_store import ChunkRecord, DimensionMismatchError
@@ -69,9 +70,20 @@ def copy_file(source: Path, target: Path) -> None:
 class Acquired:
     text: str
     title: str
-    page_starts: tuple[int, ...] = ()
+    page_starts: tuple[int, ...]
+    chunks: list[Chunk]
     # Files this job wrote under raw/, removed again if the item is deleted meanwhile.
     written: list[Path] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, extracted: Extracted) -> Acquired:
+        """Checked before anything is written: no empty material ever reaches raw/."""
+        if not extracted.chunks:
+            raise ItemFailure(
+                ErrorCode.EMPTY_INDEXABLE_TEXT,
+                "no text could be extracted from this source (is it empty, or only images?)",
+            )
+        return cls(extracted.text, extracted.title, extracted.page_starts, extracted.chunks)
 
 
 def run(ctx: JobContext, job: Job) -> None:
@@ -82,7 +94,7 @@ def run(ctx: JobContext, job: Job) -> None:
     base = parts.catalog.require_base(item.base_id)
 
     ctx.progress(item.id, ItemPhase.READING, None)
-    got = acquire(ctx, item, reacquire=bool(job.payload.get("reacquire", True)))
+    got = acquire(ctx, base, item, reacquire=bool(job.payload.get("reacquire", True)))
     try:
         _index(ctx, base, item, got)
     except BaseException:
@@ -92,12 +104,7 @@ def run(ctx: JobContext, job: Job) -> None:
 
 def _index(ctx: JobContext, base: Base, item: Item, got: Acquired) -> None:
     parts = ctx.parts
-    chunks = chunk_text(got.text, base.chunk_size, base.chunk_overlap)
-    if not chunks:
-        raise ItemFailure(
-            ErrorCode.EMPTY_INDEXABLE_TEXT,
-            "no text could be extracted from this source (is it empty, or only images?)",
-        )
+    chunks = got.chunks
     records = [
         ChunkRecord(
             c.start,
@@ -154,8 +161,8 @@ def _forget_if_gone(ctx: JobContext, item: Item, got: Acquired) -> None:
             path.unlink(missing_ok=True)
 
 
-def acquire(ctx: JobContext, item: Item, *, reacquire: bool) -> Acquired:
-    """The material text: re-read the source (reacquire) or the base's own copy (restore)."""
+def acquire(ctx: JobContext, base: Base, item: Item, *, reacquire: bool) -> Acquired:
+    """The material text and its chunks: from the source (reacquire) or the base's own copy."""
     raw = ctx.parts.layout.raw_dir(item.base_id)
     rel = material_path(item)
     if rel is None or item.relative_path is None:
@@ -166,45 +173,71 @@ def acquire(ctx: JobContext, item: Item, *, reacquire: bool) -> Acquired:
     except paths.UnsafePathError as exc:
         raise ItemFailure(ErrorCode.READ_FAILED, str(exc)) from exc
     if item.type is ItemType.FILE:
-        return _acquire_file(ctx, item, target, copy, reacquire=reacquire)
+        return _acquire_file(ctx, base, item, target, copy, reacquire=reacquire)
     if item.type is ItemType.NOTE:
+        got = _chunked(ctx, base, item.source, item.title, ())
         write_material(target, item.source)
-        return Acquired(item.source, item.title, written=[target])
+        got.written.append(target)
+        return got
     if item.type is ItemType.URL:
-        return _acquire_url(ctx, item, target, reacquire=reacquire)
+        return _acquire_url(ctx, base, item, target, reacquire=reacquire)
     raise ItemFailure(
         ErrorCode.UNSUPPORTED_FILE_TYPE, f"{item.type} items have no text of their own"
     )
 
 
+def _chunked(
+    ctx: JobContext, base: Base, text: str, title: str, page_starts: tuple[int, ...]
+) -> Acquired:
+    extracted = ctx.parts.extraction.run(
+        chunk_document,
+        text,
+        title,
+        page_starts,
+        base.chunk_size,
+        base.chunk_overlap,
+        cancelled=ctx.cancelled,
+    )
+    return Acquired.of(extracted)
+
+
 def _acquire_file(
-    ctx: JobContext, item: Item, target: Path, copy: Path, *, reacquire: bool
+    ctx: JobContext, base: Base, item: Item, target: Path, copy: Path, *, reacquire: bool
 ) -> Acquired:
     source = Path(item.source) if reacquire else copy
-    try:
-        doc = read_document(source, max_bytes=ctx.parts.max_file_bytes)
-    except ReaderError as exc:
-        if not reacquire and exc.code == ErrorCode.SOURCE_MISSING:
-            raise ItemFailure(exc.code, "the base's own copy of this file is missing") from exc
-        raise ItemFailure(exc.code, exc.message) from exc
-    got = Acquired(doc.text, doc.title, tuple(doc.page_starts))
+    result = ctx.parts.extraction.run(
+        extract_file,
+        str(source),
+        ctx.parts.max_file_bytes,
+        base.chunk_size,
+        base.chunk_overlap,
+        cancelled=ctx.cancelled,
+    )
+    if isinstance(result, ExtractFailure):
+        if not reacquire and result.code == ErrorCode.SOURCE_MISSING:
+            raise ItemFailure(result.code, "the base's own copy of this file is missing")
+        raise ItemFailure(result.code, result.message)
+    got = Acquired.of(result)
     if copy != target and source != copy:
         copy_file(source, copy)  # keep the original bytes: restore works after it is gone
         got.written.append(copy)
     if source != target:
-        write_material(target, doc.text)
+        write_material(target, got.text)
         got.written.append(target)
     return got
 
 
-def _acquire_url(ctx: JobContext, item: Item, target: Path, *, reacquire: bool) -> Acquired:
+def _acquire_url(
+    ctx: JobContext, base: Base, item: Item, target: Path, *, reacquire: bool
+) -> Acquired:
     if not reacquire:
         try:
-            return Acquired(target.read_text(encoding="utf-8"), item.title)
+            text = target.read_text(encoding="utf-8")
         except FileNotFoundError as exc:
             raise ItemFailure(
                 ErrorCode.SOURCE_MISSING, "the snapshot of this page is missing"
             ) from exc
+        return _chunked(ctx, base, text, item.title, ())
     try:
         page = fetch_url(item.source, limits=ctx.parts.fetch_limits)
         doc = page_document(page)
@@ -214,8 +247,10 @@ def _acquire_url(ctx: JobContext, item: Item, target: Path, *, reacquire: bool) 
         raise ItemFailure(exc.code, exc.message) from exc
     except ReaderError as exc:
         raise ItemFailure(exc.code, exc.message) from exc
+    got = _chunked(ctx, base, doc.text, doc.title or item.title, tuple(doc.page_starts))
     write_material(target, doc.text)
-    return Acquired(doc.text, doc.title or item.title, tuple(doc.page_starts), [target])
+    got.written.append(target)
+    return got
 
 
 def _embed(ctx: JobContext, base: Base, item: Item, records: list[ChunkRecord]) -> FloatMatrix:

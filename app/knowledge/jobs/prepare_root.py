@@ -16,7 +16,8 @@ from app.knowledge.ingestion import (
     queue_index,
     url_material_name,
 )
-from app.knowledge.jobs.context import ItemFailure, JobContext, RetryableFailure
+from app.knowledge.jobs.context import JobContext
+from app.knowledge.jobs.errors import ItemFailure, RetryableFailure
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.pipeline.readers.registry import SUPPORTED_EXTENSIONS
 from app.knowledge.pipeline.sources.directory import scan_directory

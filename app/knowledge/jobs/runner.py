@@ -11,13 +11,8 @@ from collections.abc import Callable
 
 from app.knowledge.catalog import Job
 from app.knowledge.jobs import delete_subtree, index_documents, prepare_root, reindex_subtree
-from app.knowledge.jobs.context import (
-    CancelReason,
-    ItemFailure,
-    JobCancelled,
-    JobContext,
-    RetryableFailure,
-)
+from app.knowledge.jobs.context import JobContext
+from app.knowledge.jobs.errors import CancelReason, ItemFailure, JobCancelled, RetryableFailure
 from app.knowledge.jobs.kinds import POLICIES, JobKind, Recovery
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.types import ErrorCode, ItemStatus

@@ -27,7 +27,6 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
 
 __all__ = ["Chunk", "chunk_text", "count_tokens"]
 
@@ -86,18 +85,34 @@ _SENTENCE_END_RE = re.compile(
     "|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]"
 )
 
-# CommonMark allows up to three spaces of indentation; four would be an indented code
-# block whose content merely looks like a fence. A backtick fence's info string cannot
-# contain backticks (otherwise "```code```" would be inline code, not a fence).
-_FENCE_OPEN_RE = re.compile(r" {0,3}(`{3,}(?=[^`]*\Z)|~{3,})")
-_FENCE_CLOSE_RE = re.compile(r" {0,3}(`{3,}|~{3,})\s*\Z")
-_ATX_HEADING_RE = re.compile(r" {0,3}#{1,6}(?:\s|\Z)")
-_SETEXT_UNDERLINE_RE = re.compile(r" {0,3}(?:=+|-+)\s*\Z")
+# Markdown block structure is recognised from the first characters of a line. Lines end
+# at "\n" (so "\r\n" works; a lone "\r", long obsolete, only ends sentences). CommonMark
+# allows up to three spaces of indentation; four make an indented code block whose
+# content merely looks like a fence or heading. A backtick fence's info string cannot
+# contain backticks, otherwise "```code```" (inline code) would open a fence.
+_LINE_KINDS = (
+    r"(?P<fence> {0,3}(?:`{3,}(?=[^`\n]*(?:\n|\Z))|~{3,}))"
+    r"|(?P<atx> {0,3}#{1,6}(?=\s|\Z))"
+    r"|(?P<setext> {0,3}(?:=+|-+)[^\S\n]*(?=\n|\Z))"
+    # A whole run of blank lines at once: blank lines carry no structure beyond the first.
+    r"|(?P<blank>\s*(?=\n|\Z))"
+)
+_FIRST_LINE_RE = re.compile(_LINE_KINDS)
+# Anchoring on the preceding "\n" plus a one-character filter lets the regex engine skip
+# ordinary lines at C speed; a per-line Python loop costs ~1 us a line, which dominates
+# on line-heavy text (logs, lists, hard-wrapped prose).
+_MARKED_LINE_RE = re.compile(f"\\n(?=[`~#=\\-]|\\s|\\Z)(?:{_LINE_KINDS})")
 
 # An atomic fence may exceed ``size`` (cutting code mid-block destroys its meaning), but
 # not without bound: every embedding model truncates its input, so beyond this factor the
 # tail of an unsplit fence would be silently dropped from the index anyway.
 _MAX_FENCE_FACTOR = 4
+
+# Real text averages well under this many characters per token (English ~5-6, CJK ~1),
+# so a longer block is almost surely over budget and is split into sentences without
+# first being counted whole, which would be a second pass over the same text. A wrong
+# guess costs nothing: the sentence counts add up to the block's count.
+_SURELY_OVERSIZED_CHARS_PER_TOKEN = 8
 
 # Block kinds, from the Markdown scan.
 _B_PARA = 0
@@ -108,15 +123,12 @@ _B_FENCE = 2
 _U_PARA = 0  # whole paragraph; may be re-split into sentences to build an overlap
 _U_PIECE = 1  # sentence or word piece; the finest granularity
 _U_FENCE = 2  # whole code fence, atomic
-_U_FENCE_PART = 3  # line(s) of a fence too large to keep whole
+_U_FENCE_PART = 3  # a line (or piece of one) of a fence too large to keep whole
 
-
-class _Unit(NamedTuple):
-    start: int
-    end: int
-    tokens: int
-    kind: int
-    heading: bool  # first unit of a heading block
+# (start, end, tokens, kind, heading): plain tuples, as there can be millions of units
+# and a NamedTuple costs several times more to create. ``heading`` marks the first unit of
+# a heading block.
+_Unit = tuple[int, int, int, int, bool]
 
 
 def count_tokens(text: str) -> int:
@@ -148,73 +160,88 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+@lru_cache(maxsize=64)
+def _fence_close_re(char: str, length: int) -> re.Pattern[str]:
+    return re.compile(f"\\n {{0,3}}{re.escape(char)}{{{length},}}[^\\S\\n]*(?=\\n|\\Z)")
+
+
 def _blocks(text: str) -> Iterator[tuple[int, int, int]]:
-    """Yield (kind, start, end) of Markdown blocks; blank lines belong to no block."""
-    para_start = -1
-    para_last_line = -1  # a setext underline turns only this line into a heading
-    para_end = -1
-    fence_start = -1
-    fence_char = ""
-    fence_len = 0
-    pos = 0
-    for line in text.splitlines(keepends=True):
-        start = pos
-        pos += len(line)
-        if fence_start >= 0:
-            m = _FENCE_CLOSE_RE.match(line)
-            if m is not None and m[1][0] == fence_char and len(m[1]) >= fence_len:
-                yield _B_FENCE, fence_start, pos
-                fence_start = -1
-            continue
-        m = _FENCE_OPEN_RE.match(line)
-        if m is not None:
+    """Yield (kind, start, end) of Markdown blocks; blank lines belong to no block.
+
+    Only lines that can matter (blank, fence, heading, setext underline) are visited;
+    the unmarked lines between them are paragraph text.
+    """
+    n = len(text)
+    para_start = -1  # first line of the open paragraph
+    line = 0  # first line not yet assigned
+    m = _FIRST_LINE_RE.match(text)
+    if m is None:
+        m = _MARKED_LINE_RE.search(text)
+    while m is not None:
+        kind = m.lastgroup
+        assert kind is not None  # every alternative of _LINE_KINDS is a named group
+        start = m.start(kind)
+        eol = text.find("\n", m.end())
+        if eol < 0:
+            eol = n
+        if start > line and para_start < 0:
+            para_start = line
+        if kind == "blank":
             if para_start >= 0:
-                yield _B_PARA, para_start, para_end
+                yield _B_PARA, para_start, start
                 para_start = -1
-            fence_start = start
-            fence_char = m[1][0]
-            fence_len = len(m[1])
-            continue
-        if line.isspace():
+        elif kind == "atx":
             if para_start >= 0:
-                yield _B_PARA, para_start, para_end
+                yield _B_PARA, para_start, start
                 para_start = -1
-            continue
-        if _ATX_HEADING_RE.match(line):
+            yield _B_HEADING, start, eol
+        elif kind == "fence":
             if para_start >= 0:
-                yield _B_PARA, para_start, para_end
+                yield _B_PARA, para_start, start
                 para_start = -1
-            yield _B_HEADING, start, pos
-            continue
-        # Without a preceding paragraph line, "---" is a thematic break: plain text.
-        if para_start >= 0 and _SETEXT_UNDERLINE_RE.match(line):
-            if para_last_line > para_start:
-                yield _B_PARA, para_start, para_last_line
-            yield _B_HEADING, para_last_line, pos
+            marker = m[kind].lstrip(" ")
+            close = _fence_close_re(marker[0], len(marker)).search(text, eol)
+            # An unclosed fence runs to the end of the text, as in CommonMark.
+            eol = n if close is None else close.end()
+            yield _B_FENCE, start, eol
+        elif para_start >= 0:
+            # A setext underline makes a heading of the line above it only: that line is
+            # the title, the paragraph's other lines stay a paragraph.
+            above = max(text.rfind("\n", para_start, start - 1) + 1, para_start)
+            if above > para_start:
+                yield _B_PARA, para_start, above
+            yield _B_HEADING, above, eol
             para_start = -1
-            continue
-        if para_start < 0:
+        else:
+            # "---" or "===" with no paragraph above is a thematic break or plain text.
             para_start = start
-        para_last_line = start
-        para_end = pos
+        line = eol + 1
+        if line > n:
+            break
+        m = _MARKED_LINE_RE.search(text, eol)
+    if para_start < 0 and line < n:
+        para_start = line
     if para_start >= 0:
-        yield _B_PARA, para_start, para_end
-    if fence_start >= 0:
-        # An unclosed fence runs to the end of the text, as in CommonMark.
-        yield _B_FENCE, fence_start, len(text)
+        yield _B_PARA, para_start, n
 
 
 def _sentences(text: str, start: int, end: int) -> list[tuple[int, int, int]]:
     """(start, end, tokens) of the trimmed, non-blank sentences in text[start:end]."""
     out: list[tuple[int, int, int]] = []
     prev = start
-    cuts = [m.end() for m in _SENTENCE_END_RE.finditer(text, start, end)]
-    cuts.append(end)
-    for cut in cuts:
-        a, b = _trim(text, prev, cut)
-        prev = cut
+    # Trimming is inlined: this loop runs once per sentence of every oversized paragraph.
+    for m in _SENTENCE_END_RE.finditer(text, start, end):
+        a = prev
+        b = prev = m.end()
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
         if a < b:
             out.append((a, b, count_tokens(text[a:b])))
+    a, b = _trim(text, prev, end)
+    if a < b:
+        out.append((a, b, count_tokens(text[a:b])))
     return out
 
 
@@ -236,33 +263,32 @@ def _split_words(
     pattern = _piece_re(size)
     pieces: list[tuple[int, int]] = []
     pos = start
-    while True:
-        m = pattern.match(text, pos, end)
-        if m is None:
-            break
+    while (m := pattern.match(text, pos, end)) is not None:
         pieces.append((pos, m.end()))
         pos = m.end()
     # Trailing symbols without a token (e.g. "word 🎉 !") belong to the last piece.
-    last_start, _ = pieces[-1]
-    pieces[-1] = (last_start, end)
+    pieces[-1] = (pieces[-1][0], end)
     # A piece with fewer than ``size`` tokens means no tokens were left after it, so only
     # the last piece can be short.
+    last = len(pieces) - 1
     for i, (a, b) in enumerate(pieces):
         a, b = _trim(text, a, b)
-        n = size if i < len(pieces) - 1 else tokens - size * (len(pieces) - 1)
-        out.append(_Unit(a, b, n, kind, False))
+        out.append((a, b, size if i < last else tokens - size * last, kind, False))
 
 
 def _split_fence(text: str, start: int, end: int, size: int, out: list[_Unit]) -> None:
-    pos = start
-    for line in text[start:end].splitlines(keepends=True):
-        a, b = _trim(text, pos, pos + len(line))
-        pos += len(line)
+    line = start
+    while line < end:
+        eol = text.find("\n", line, end)
+        if eol < 0:
+            eol = end
+        a, b = _trim(text, line, eol)
+        line = eol + 1
         if a == b:
             continue
         tokens = count_tokens(text[a:b])
         if tokens <= size:
-            out.append(_Unit(a, b, tokens, _U_FENCE_PART, False))
+            out.append((a, b, tokens, _U_FENCE_PART, False))
         else:
             _split_words(text, a, b, tokens, size, _U_FENCE_PART, out)
 
@@ -271,29 +297,38 @@ def _units(text: str, size: int) -> list[_Unit]:
     """Packing units in text order: each <= size tokens, except atomic fences."""
     units: list[_Unit] = []
     fence_limit = _MAX_FENCE_FACTOR * size
+    surely_oversized = _SURELY_OVERSIZED_CHARS_PER_TOKEN * size
     for kind, block_start, block_end in _blocks(text):
         start, end = _trim(text, block_start, block_end)
         if start == end:
             continue
-        tokens = count_tokens(text[start:end])
+        heading = kind == _B_HEADING
         if kind == _B_FENCE:
+            tokens = count_tokens(text[start:end])
             if tokens <= fence_limit:
-                units.append(_Unit(start, end, tokens, _U_FENCE, False))
+                units.append((start, end, tokens, _U_FENCE, False))
             else:
                 _split_fence(text, start, end, size, units)
             continue
-        heading = kind == _B_HEADING
+        if end - start <= surely_oversized:
+            tokens = count_tokens(text[start:end])
+            if tokens <= size:
+                units.append((start, end, tokens, _U_PARA, heading))
+                continue
+        sentences = _sentences(text, start, end)
+        tokens = sum(n for _, _, n in sentences)
         if tokens <= size:
-            units.append(_Unit(start, end, tokens, _U_PARA, heading))
+            units.append((start, end, tokens, _U_PARA, heading))
             continue
         first = len(units)
-        for a, b, n in _sentences(text, start, end):
+        for a, b, n in sentences:
             if n <= size:
-                units.append(_Unit(a, b, n, _U_PIECE, False))
+                units.append((a, b, n, _U_PIECE, False))
             else:
                 _split_words(text, a, b, n, size, _U_PIECE, units)
         if heading:
-            units[first] = units[first]._replace(heading=True)
+            a, b, n, unit_kind, _ = units[first]
+            units[first] = (a, b, n, unit_kind, True)
     return units
 
 
@@ -303,77 +338,75 @@ def _overlap(
     """(start, tokens) of the trailing sentences of a chunk to repeat in the next one."""
     picked: list[tuple[int, int]] = []
     total = 0
-    for unit in reversed(units):
+    for start, end, tokens, kind, _ in reversed(units):
         # Starting the next chunk inside a fence would hand the embedder a code fragment
         # without its opening line; repeating prose is useful, repeating code is not.
-        if unit.kind in (_U_FENCE, _U_FENCE_PART):
+        if kind in (_U_FENCE, _U_FENCE_PART):
             break
-        if unit.kind == _U_PIECE:
-            sentences = [(unit.start, unit.end, unit.tokens)]
-        else:
-            sentences = _sentences(text, unit.start, unit.end)
-        for start, _, tokens in reversed(sentences):
+        sentences = [(start, end, tokens)] if kind == _U_PIECE else _sentences(text, start, end)
+        for sentence_start, _, sentence_tokens in reversed(sentences):
             # The chunk's first sentence is never repeated: that would repeat it whole
             # (or, for its overlap prefix, reach back two chunks).
-            if start <= chunk_start or total + tokens > overlap:
+            if sentence_start <= chunk_start or total + sentence_tokens > overlap:
                 picked.reverse()
                 return picked
-            picked.append((start, tokens))
-            total += tokens
+            picked.append((sentence_start, sentence_tokens))
+            total += sentence_tokens
     picked.reverse()
     return picked
 
 
 def _pack(text: str, units: list[_Unit], size: int, overlap: int) -> list[Chunk]:
+    """Greedily fill chunks with units in order, carrying overlap between them."""
     chunks: list[Chunk] = []
     current: list[_Unit] = []  # units not yet emitted in any chunk
-    carried: list[tuple[int, int]] = []  # overlap sentences opening the current chunk
-    carried_from = 0  # carried[:carried_from] were dropped to make room
-    tokens = 0  # of the current chunk, including carried sentences
+    carried: list[tuple[int, int]] = []  # (start, tokens) of overlap opening the chunk
+    dropped = 0  # carried[:dropped] were given up to make room for a unit
+    tokens = 0  # of the chunk being built, including the kept carried sentences
 
-    def emit() -> None:
-        start = carried[carried_from][0] if carried_from < len(carried) else current[0].start
-        end = current[-1].end
+    def emit() -> int:
+        start = carried[dropped][0] if dropped < len(carried) else current[0][0]
+        end = current[-1][1]
         chunks.append(Chunk(start, end, text[start:end], tokens))
+        return start
 
     count = len(units)
     for i, unit in enumerate(units):
-        if unit.heading and current:
+        start, end, unit_tokens, _, heading = unit
+        if heading and current:
             # Retrieval works best when a section starts a chunk, so a chunk past half its
             # budget is closed before a heading, as is one that cannot also take the
             # heading's first unit (a heading alone at a chunk's end helps nobody).
-            after = units[i + 1].tokens if i + 1 < count else 0
-            if 2 * tokens > size or tokens + unit.tokens + after > size >= unit.tokens + after:
+            after = units[i + 1][2] if i + 1 < count else 0
+            both = unit_tokens + after
+            if 2 * tokens > size or tokens + both > size >= both:
                 emit()
-                current, carried, carried_from, tokens = [], [], 0, 0
-        if unit.tokens > size:
+                current, carried, dropped, tokens = [], [], 0, 0
+        if unit_tokens > size:
             # Only an atomic fence gets here; it forms a chunk on its own and, being code,
             # neither receives nor provides overlap.
             if current:
                 emit()
-            chunks.append(Chunk(unit.start, unit.end, text[unit.start : unit.end], unit.tokens))
-            current, carried, carried_from, tokens = [], [], 0, 0
+            chunks.append(Chunk(start, end, text[start:end], unit_tokens))
+            current, carried, dropped, tokens = [], [], 0, 0
             continue
-        if current and tokens + unit.tokens > size:
-            chunk_start = carried[carried_from][0] if carried_from < len(carried) else -1
-            emit()
-            # A heading should begin its chunk, so it gets no overlap in front.
-            if overlap and not unit.heading:
-                if chunk_start < 0:
-                    chunk_start = current[0].start
-                carried = _overlap(text, current, chunk_start, overlap)
-            else:
+        if current and tokens + unit_tokens > size:
+            chunk_start = emit()
+            # A heading should begin its chunk, so it gets no overlap in front of it.
+            if heading or not overlap:
                 carried = []
-            carried_from = 0
+            else:
+                carried = _overlap(text, current, chunk_start, overlap)
+            dropped = 0
             tokens = sum(n for _, n in carried)
             current = []
-        # The new unit has priority over repeated context: drop the oldest carried
+        # The new unit has priority over repeated context: give up the oldest carried
         # sentences until it fits (the unit alone always fits here).
-        while tokens + unit.tokens > size:
-            tokens -= carried[carried_from][1]
-            carried_from += 1
+        while tokens + unit_tokens > size:
+            tokens -= carried[dropped][1]
+            dropped += 1
         current.append(unit)
-        tokens += unit.tokens
+        tokens += unit_tokens
     if current:
         emit()
     return chunks

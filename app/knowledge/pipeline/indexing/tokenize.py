@@ -1,24 +1,23 @@
-"""Full-text tokens for FTS5, the same for documents and queries.
+"""Full-text tokens for FTS5, the same rules for documents and queries.
 
-FTS5's own tokenizers fail Chinese, Japanese and Korean (unicode61 makes a whole sentence
-one token; trigram cannot match two-character words), so Trove tokenises in Python and
-stores space-separated tokens that FTS5 only needs to split on spaces:
+FTS5's tokenizers fail Chinese, Japanese and Korean: unicode61 makes a whole unspaced
+sentence one token and trigram cannot match two-character words. So before text reaches
+FTS5, every CJK run (Han, kana, Hangul) is rewritten as its overlapping character bigrams
+plus the run's last character alone (so a one-character query can match any occurrence
+by prefix). Everything else is left to FTS5's C tokenizer, `porter unicode61
+remove_diacritics 2`: case folding, diacritics removed, English Porter stemming — at C
+speed, which matters when a gigabyte of text is indexed.
 
-- Latin and other spaced scripts: NFKC, case folding, diacritics removed, English
-  Snowball stemming for ASCII words.
-- CJK runs (Han, kana, Hangul): overlapping character bigrams, plus the run's last
-  character alone, so a one-character query can match every occurrence by prefix.
-
-User query syntax never reaches FTS5: the query is reduced to these tokens, each quoted.
+User query syntax never reaches FTS5: a query is reduced to word tokens, each quoted.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
 
-import Stemmer
+# The FTS5 tokenizer the index is created with; queries rely on the same one.
+FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
 _CJK_RANGES = (
     "\u1100-\u11ff"  # Hangul jamo
@@ -29,64 +28,30 @@ _CJK_RANGES = (
     "\u4e00-\u9fff"  # CJK unified ideographs
     "\uac00-\ud7af"  # Hangul syllables
     "\uf900-\ufaff"  # CJK compatibility ideographs
+    "\uff66-\uff9f"  # halfwidth Katakana
     "\U00020000-\U0003134f"  # CJK extensions B..G
 )
-_TOKEN_RE = re.compile(f"([{_CJK_RANGES}]+)|([^\\W_{_CJK_RANGES}]+)")
-_ASCII_WORD_RE = re.compile(r"[a-z]+")
-
-_stemmer = Stemmer.Stemmer("english")
-_stemmer.maxCacheSize = 50_000
+_CJK_RUN = re.compile(f"[{_CJK_RANGES}]+")
+_TOKEN = re.compile(f"([{_CJK_RANGES}]+)|([^\\W_{_CJK_RANGES}]+)")
 
 
-@lru_cache(maxsize=100_000)
-def _fold(word: str) -> str:
-    folded = word.casefold()
-    if folded.isascii():
-        return folded
-    decomposed = unicodedata.normalize("NFD", folded)
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-
-
-def _words(text: str) -> list[tuple[str, bool]]:
-    """(run, is_cjk) pairs in text order."""
-    normalized = unicodedata.normalize("NFKC", text)
-    return [(m[0], True) if m[1] else (m[0], False) for m in _TOKEN_RE.finditer(normalized)]
-
-
-def _latin_tokens(words: list[str]) -> list[str]:
-    folded = [_fold(w) for w in words]
-    stem_idx = [i for i, w in enumerate(folded) if _ASCII_WORD_RE.fullmatch(w)]
-    if stem_idx:
-        stems = _stemmer.stemWords([folded[i] for i in stem_idx])
-        for i, stem in zip(stem_idx, stems, strict=True):
-            folded[i] = stem
-    return folded
-
-
-def _cjk_bigrams(run: str) -> list[str]:
+def _bigrams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
-def index_tokens(text: str) -> list[str]:
-    """Tokens stored in the FTS index for a chunk or title."""
-    out: list[str] = []
-    latin: list[str] = []
-    for run, is_cjk in _words(text):
-        if not is_cjk:
-            latin.append(run)
-            continue
-        if latin:
-            out.extend(_latin_tokens(latin))
-            latin = []
-        out.extend(_cjk_bigrams(run))
-        out.append(run[-1])
-    if latin:
-        out.extend(_latin_tokens(latin))
-    return out
+def _expand_run(match: re.Match[str]) -> str:
+    run = match[0]
+    return " " + " ".join([*_bigrams(run), run[-1]]) + " "
 
 
 def index_text(text: str) -> str:
-    return " ".join(index_tokens(text))
+    """The text stored in the FTS index for a chunk or title."""
+    if not text.isascii():
+        # Full-width Latin letters and digits match their ASCII forms, as in queries.
+        text = unicodedata.normalize("NFKC", text)
+    if not _CJK_RUN.search(text):
+        return text  # the common case costs one regex scan
+    return _CJK_RUN.sub(_expand_run, text)
 
 
 class QueryTokens:
@@ -108,15 +73,15 @@ class QueryTokens:
 def query_tokens(query: str) -> QueryTokens:
     terms: list[str] = []
     prefix: list[str] = []
-    latin: list[str] = []
-    for run, is_cjk in _words(query):
-        if not is_cjk:
-            latin.append(run)
-        elif len(run) == 1:
-            prefix.append(run)
+    normalized = unicodedata.normalize("NFKC", query)
+    for match in _TOKEN.finditer(normalized):
+        cjk, word = match.groups()
+        if word:
+            terms.append(word.casefold())
+        elif len(cjk) == 1:
+            prefix.append(cjk)
         else:
-            terms.extend(_cjk_bigrams(run))
-    terms.extend(_latin_tokens(latin))
+            terms.extend(_bigrams(cjk))
     return QueryTokens(list(dict.fromkeys(terms)), list(dict.fromkeys(prefix)))
 
 

@@ -37,7 +37,8 @@ def check_zip(path: Path, kind: str, limits: ZipLimits = DEFAULT_ZIP_LIMITS) -> 
             infos = archive.infolist()
     except zipfile.BadZipFile as exc:
         raise ReaderError(
-            ErrorCode.READ_FAILED, f"the {kind} is damaged: it is not a readable zip archive ({exc})"
+            ErrorCode.READ_FAILED,
+            f"the {kind} is damaged: it is not a readable zip archive ({exc})",
         ) from exc
     except zipfile.LargeZipFile as exc:  # pragma: no cover - zip64 is allowed by default
         raise ReaderError(ErrorCode.READ_FAILED, f"the {kind} is too large to open") from exc

@@ -74,7 +74,9 @@ def first_line_title(text: str) -> str | None:
 
 def describe(exc: BaseException) -> str:
     """A short, human-sized description of a parser's exception (no traceback)."""
-    detail = " ".join(str(exc).split()) or type(exc).__name__
+    # str(KeyError("x")) is "'x'": use the argument itself.
+    raw = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+    detail = " ".join(raw.split()) or type(exc).__name__
     if len(detail) > 200:
         detail = detail[:199] + "…"
     return detail

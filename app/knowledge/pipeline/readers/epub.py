@@ -66,9 +66,7 @@ def read_epub(path: Path, limits: ZipLimits = DEFAULT_ZIP_LIMITS) -> Document:
                 )
         order = [
             manifest[idref]
-            for idref in package.xpath(
-                "//*[local-name()='spine']/*[local-name()='itemref']/@idref"
-            )
+            for idref in package.xpath("//*[local-name()='spine']/*[local-name()='itemref']/@idref")
             if idref in manifest
         ]
         chapters = [item for item in order if _is_html(item)]
@@ -89,9 +87,7 @@ def read_epub(path: Path, limits: ZipLimits = DEFAULT_ZIP_LIMITS) -> Document:
             markdown, _ = chapter_to_markdown(archive.read(name))
             if markdown:
                 texts.append(markdown)
-        titles = package.xpath(
-            "//*[local-name()='metadata']/*[local-name()='title']/text()"
-        )
+        titles = package.xpath("//*[local-name()='metadata']/*[local-name()='title']/text()")
     text = "\n\n".join(texts)
     title = next((t for t in (clean_title(x) for x in titles) if t), None)
     return Document(text=text, title=title or markdown_title(text) or path.stem)

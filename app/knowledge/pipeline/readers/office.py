@@ -102,7 +102,7 @@ def _docx_styles(document: Any) -> dict[str, tuple[str, int]]:
     for style in document.styles:
         try:
             style_id = style.style_id
-        except Exception:  # noqa: BLE001 - a style without an id is not referenced
+        except Exception:
             continue
         current, seen = style, 0
         while current is not None and seen < 8:
@@ -244,10 +244,8 @@ def read_pptx(path: Path, limits: ZipLimits = DEFAULT_ZIP_LIMITS) -> Document:
     for section in sections:
         starts.append(offset)
         offset += len(section) + 2
-    title = clean_title(presentation.core_properties.title) or first_title
-    return Document(
-        text="\n\n".join(sections), title=title or path.stem, page_starts=tuple(starts)
-    )
+    doc_title = clean_title(presentation.core_properties.title) or first_title or path.stem
+    return Document(text="\n\n".join(sections), title=doc_title, page_starts=tuple(starts))
 
 
 def _pptx_shape_text(shape: Any, depth: int) -> list[str]:
@@ -257,8 +255,7 @@ def _pptx_shape_text(shape: Any, depth: int) -> list[str]:
         return [line for child in shape.shapes for line in _pptx_shape_text(child, depth + 1)]
     if getattr(shape, "has_table", False):
         rows = [
-            ["" if cell.is_spanned else cell.text for cell in row.cells]
-            for row in shape.table.rows
+            ["" if cell.is_spanned else cell.text for cell in row.cells] for row in shape.table.rows
         ]
         table = markdown_table([row for row in rows if any(c.strip() for c in row)])
         return ["", table, ""] if table else []
@@ -304,6 +301,8 @@ def _sheet_markdown(sheet: Any) -> str:
     more_rows = False
     wide = False
     for values in sheet.iter_rows(max_col=MAX_SHEET_COLUMNS + 1, values_only=True):
+        if values.count(None) == len(values):  # fast path: gaps can be a million rows long
+            continue
         cells = _trim([_cell_text(value) for value in values])
         if not cells:
             continue

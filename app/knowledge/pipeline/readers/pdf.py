@@ -56,7 +56,7 @@ def _read(handle: BinaryIO, fallback_title: str) -> Document:
             raise _protected(exc) from exc
         except (OSError, MemoryError):
             raise
-        except Exception as exc:  # noqa: BLE001 - one bad page must not lose the others
+        except Exception as exc:
             failures.append(exc)
             text = ""
         texts.append(_clean(text))
@@ -98,7 +98,7 @@ def _metadata_title(reader: PdfReader) -> str | None:
     try:
         metadata = reader.metadata
         return clean_title(metadata.title) if metadata is not None else None
-    except Exception:  # noqa: BLE001 - a damaged info dictionary only costs the title
+    except Exception:
         return None
 
 

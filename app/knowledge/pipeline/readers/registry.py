@@ -123,7 +123,10 @@ def _formats() -> dict[str, _Format]:
     add(HTML_EXTENSIONS, _Format("HTML page", False, _read_html))
     add(PDF_EXTENSIONS, _Format("PDF", True, lambda p, o: read_pdf(p)))
     add(DOCX_EXTENSIONS, _Format("Word document", True, lambda p, o: read_docx(p, o.zip_limits)))
-    add(PPTX_EXTENSIONS, _Format("PowerPoint presentation", True, lambda p, o: read_pptx(p, o.zip_limits)))
+    add(
+        PPTX_EXTENSIONS,
+        _Format("PowerPoint presentation", True, lambda p, o: read_pptx(p, o.zip_limits)),
+    )
     add(XLSX_EXTENSIONS, _Format("Excel workbook", True, lambda p, o: read_xlsx(p, o.zip_limits)))
     add(EPUB_EXTENSIONS, _Format("EPUB book", True, lambda p, o: read_epub(p, o.zip_limits)))
     return table
@@ -154,7 +157,8 @@ def read_document(
     fmt = _FORMATS.get(suffix)
     if fmt is None:
         raise ReaderError(
-            ErrorCode.UNSUPPORTED_FILE_TYPE, f"files of type {suffix or '(none)'!r} are not supported"
+            ErrorCode.UNSUPPORTED_FILE_TYPE,
+            f"files of type {suffix or '(none)'!r} are not supported",
         )
     if _checked_size(path, max_bytes) == 0:
         return Document(text="", title=path.stem)
@@ -179,7 +183,7 @@ def read_document(
         raise ReaderError(
             ErrorCode.READ_FAILED, f"the {fmt.kind} is too large to read in memory"
         ) from exc
-    except Exception as exc:  # noqa: BLE001 - the reader boundary: nothing else escapes
+    except Exception as exc:
         state = "is damaged" if fmt.binary else "could not be read"
         raise ReaderError(
             ErrorCode.READ_FAILED, f"the {fmt.kind} {state}: {describe(exc)}"

@@ -9,7 +9,9 @@ def escape_cell(value: str) -> str:
     """A cell's text made safe inside a Markdown table row."""
     text = value.replace("|", "\\|")
     if "\n" in text or "\r" in text:
-        lines = [line.strip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+        lines = [
+            line.strip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        ]
         text = "<br>".join(line for line in lines if line)
     return text.strip()
 

@@ -60,7 +60,7 @@ def _v1(conn: apsw.Connection) -> None:
         CREATE INDEX chunks_hash ON chunks(text_hash);
         CREATE VIRTUAL TABLE chunks_fts USING fts5(
             body, title, content='', contentless_delete=1,
-            tokenize='unicode61 remove_diacritics 0'
+            tokenize='porter unicode61 remove_diacritics 2'
         );
         INSERT INTO meta VALUES ('vector_epoch', '0');
         """

@@ -1,0 +1,267 @@
+"""Builds provider clients from plain settings records and registers them by provider id.
+
+The catalog (app/knowledge) stores `ProviderSettings`; this module only turns them into
+clients. A model id is `PROVIDER_ID:MODEL`, e.g. "siliconflow:BAAI/bge-m3" or
+"local:all-MiniLM-L6-v2". Keys are looked up when a request is made, not when a client is
+built, so a key changed in the settings applies to clients the registry already cached.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Final, Literal, Unpack, cast
+
+import numpy as np
+
+from app.providers.http import HttpOptions
+from app.providers.interfaces import (
+    EMBEDDING_FAILED,
+    INVALID_ARGUMENT,
+    MODEL_NOT_AVAILABLE,
+    ConnectionTester,
+    Embedder,
+    ProviderError,
+    Reranker,
+)
+from app.providers.local_model import (
+    LOCAL_MODEL_NAME,
+    LOCAL_PROVIDER,
+    LocalEmbedder,
+)
+from app.providers.openai_compat import OllamaEmbedder, OpenAICompatibleEmbedder, RerankClient
+from app.providers.registry import ProviderRegistry
+from app.providers.secrets import SecretStoreUnavailable
+
+log = logging.getLogger(__name__)
+
+ProviderKind = Literal["openai", "ollama", "rerank", "local"]
+PROVIDER_KINDS: Final = ("openai", "ollama", "rerank", "local")
+# What each kind can serve: an OpenAI-compatible vendor (SiliconFlow, Jina) usually serves
+# /v1/rerank next to /v1/embeddings, so it registers both.
+EMBEDDING_KINDS: Final = frozenset({"openai", "ollama", "local"})
+RERANK_KINDS: Final = frozenset({"openai", "rerank"})
+
+KeyLookup = Callable[[str], str | None]
+PROBE_TEXT = "Trove dimension probe"
+
+
+@dataclass
+class ProviderSettings:
+    """One configured provider, as the catalog stores it."""
+
+    id: str
+    kind: str
+    display_name: str = ""
+    base_url: str = ""
+    enabled: bool = True
+    models: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        # The id is the part before the first ":" of a model id, so it cannot hold one.
+        if not self.id or ":" in self.id or self.id != self.id.strip():
+            raise ProviderError(
+                INVALID_ARGUMENT, f"a provider id is non-empty, without ':' or spaces: {self.id!r}"
+            )
+
+    @property
+    def label(self) -> str:
+        return self.display_name or self.id
+
+
+def builtin_local_settings() -> ProviderSettings:
+    return ProviderSettings(
+        id=LOCAL_PROVIDER,
+        kind="local",
+        display_name="Built-in (offline)",
+        models=[LOCAL_MODEL_NAME],
+    )
+
+
+class _Keys:
+    """A per-request key source for one provider that survives a missing keychain."""
+
+    def __init__(self, provider_id: str, get_key: KeyLookup) -> None:
+        self._provider_id = provider_id
+        self._get_key = get_key
+        self.hint: str | None = None
+
+    def __call__(self) -> str | None:
+        try:
+            return self._get_key(self._provider_id)
+        except SecretStoreUnavailable as exc:
+            # Keyless servers (LM Studio, vLLM) must keep working on a machine without a
+            # keychain; a server that wants a key will answer 401 and show this hint.
+            self.hint = exc.message
+            return None
+
+
+def _require_base_url(settings: ProviderSettings) -> str:
+    if not settings.base_url.strip():
+        raise ProviderError(INVALID_ARGUMENT, f"provider {settings.label!r} has no base URL")
+    return settings.base_url
+
+
+def _options(settings: ProviderSettings, keys: _Keys, overrides: HttpOptions) -> HttpOptions:
+    options: HttpOptions = {"name": settings.label, "auth_hint": lambda: keys.hint}
+    options.update(overrides)
+    return options
+
+
+def build_embedder(
+    settings: ProviderSettings,
+    model: str,
+    get_key: KeyLookup,
+    **options: Unpack[HttpOptions],
+) -> Embedder:
+    """The embedding client for `settings.id:model`."""
+    model_id = f"{settings.id}:{model}"
+    if not settings.enabled and settings.kind != "local":
+        raise ProviderError(MODEL_NOT_AVAILABLE, f"provider {settings.label!r} is disabled")
+    if settings.kind == "local":
+        if model != LOCAL_MODEL_NAME:
+            raise ProviderError(
+                MODEL_NOT_AVAILABLE,
+                f"the built-in provider has only {LOCAL_MODEL_NAME!r}, not {model!r}",
+            )
+        return LocalEmbedder()
+    keys = _Keys(settings.id, get_key)
+    if settings.kind == "openai":
+        return OpenAICompatibleEmbedder(
+            _require_base_url(settings),
+            model,
+            keys,
+            model_id=model_id,
+            **_options(settings, keys, options),
+        )
+    if settings.kind == "ollama":
+        return OllamaEmbedder(
+            _require_base_url(settings),
+            model,
+            keys,
+            model_id=model_id,
+            **_options(settings, keys, options),
+        )
+    raise ProviderError(
+        MODEL_NOT_AVAILABLE, f"provider {settings.label!r} ({settings.kind}) has no embeddings"
+    )
+
+
+def build_reranker(
+    settings: ProviderSettings,
+    model: str,
+    get_key: KeyLookup,
+    **options: Unpack[HttpOptions],
+) -> Reranker:
+    """The rerank client for `settings.id:model`."""
+    if not settings.enabled:
+        raise ProviderError(MODEL_NOT_AVAILABLE, f"provider {settings.label!r} is disabled")
+    if settings.kind not in RERANK_KINDS:
+        raise ProviderError(
+            MODEL_NOT_AVAILABLE, f"provider {settings.label!r} ({settings.kind}) does not rerank"
+        )
+    keys = _Keys(settings.id, get_key)
+    return RerankClient(
+        _require_base_url(settings),
+        model,
+        keys,
+        model_id=f"{settings.id}:{model}",
+        **_options(settings, keys, options),
+    )
+
+
+def register_all(
+    registry: ProviderRegistry,
+    settings_list: Iterable[ProviderSettings],
+    get_key: KeyLookup,
+) -> None:
+    """Register an embedder and/or reranker factory per provider id, plus the built-in one.
+
+    A disabled provider is registered too, so its models fail with "disabled" rather than
+    "no such provider"; an unknown kind (a catalog from a newer version) is skipped.
+    """
+    seen: set[str] = set()
+    for settings in [*settings_list, builtin_local_settings()]:
+        if settings.id in seen:
+            if settings.id != LOCAL_PROVIDER:
+                log.warning("provider id %r is configured twice; the first one wins", settings.id)
+            continue
+        if settings.kind not in PROVIDER_KINDS:
+            log.warning("provider %r has unknown kind %r; skipped", settings.id, settings.kind)
+            continue
+        if settings.id == LOCAL_PROVIDER and settings.kind != "local":
+            log.warning("provider id %r is reserved for the built-in model; skipped", settings.id)
+            continue
+        seen.add(settings.id)
+        if settings.kind in EMBEDDING_KINDS:
+            registry.register_embedder(settings.id, _embedder_factory(settings, get_key))
+        if settings.kind in RERANK_KINDS:
+            registry.register_reranker(settings.id, _reranker_factory(settings, get_key))
+
+
+def _embedder_factory(settings: ProviderSettings, get_key: KeyLookup) -> Callable[[str], Embedder]:
+    def factory(model: str) -> Embedder:
+        return build_embedder(settings, model, get_key)
+
+    return factory
+
+
+def _reranker_factory(settings: ProviderSettings, get_key: KeyLookup) -> Callable[[str], Reranker]:
+    def factory(model: str) -> Reranker:
+        return build_reranker(settings, model, get_key)
+
+    return factory
+
+
+def probe_dimensions(embedder: Embedder, text: str = PROBE_TEXT) -> int:
+    """Embed one text to learn the model's vector size (stored on the base at creation)."""
+    matrix = np.asarray(embedder.embed([text]))
+    if matrix.ndim != 2 or matrix.shape[0] != 1 or matrix.shape[1] < 1:
+        raise ProviderError(
+            EMBEDDING_FAILED,
+            f"{embedder.model_id} answered a probe with shape {matrix.shape}, expected (1, d)",
+        )
+    if not np.isfinite(matrix).all():
+        raise ProviderError(EMBEDDING_FAILED, f"{embedder.model_id} answered NaN or infinity")
+    return int(matrix.shape[1])
+
+
+def list_models(
+    settings: ProviderSettings, get_key: KeyLookup, **options: Unpack[HttpOptions]
+) -> list[str]:
+    """The model names the provider offers, for the settings page's model picker."""
+    if settings.kind == "local":
+        return [LOCAL_MODEL_NAME]
+    keys = _Keys(settings.id, get_key)
+    merged = _options(settings, keys, options)
+    url = _require_base_url(settings)
+    client: OpenAICompatibleEmbedder | OllamaEmbedder
+    if settings.kind == "ollama":
+        client = OllamaEmbedder(url, "-", keys, **merged)
+    elif settings.kind in ("openai", "rerank"):
+        client = OpenAICompatibleEmbedder(url, "-", keys, **merged)
+    else:
+        raise ProviderError(INVALID_ARGUMENT, f"unknown provider kind {settings.kind!r}")
+    with client:
+        return client.list_models()
+
+
+def check_connection(
+    settings: ProviderSettings,
+    model: str,
+    get_key: KeyLookup,
+    **options: Unpack[HttpOptions],
+) -> str:
+    """One real call with `model`; a short message for the settings page, or ProviderError."""
+    client: ConnectionTester
+    if settings.kind in EMBEDDING_KINDS:
+        client = cast(ConnectionTester, build_embedder(settings, model, get_key, **options))
+    else:
+        client = cast(ConnectionTester, build_reranker(settings, model, get_key, **options))
+    try:
+        return client.test_connection()
+    finally:
+        close = getattr(client, "close", None)
+        if callable(close):
+            close()

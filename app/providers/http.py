@@ -1,0 +1,351 @@
+"""Shared sync HTTP plumbing for provider clients: retries, backoff, error codes, key hygiene.
+
+Every provider call goes through `ProviderHttp.request_json`, which
+
+- fails at once with PROVIDER_AUTH_FAILED on 401/403 (retrying cannot fix a bad key);
+- retries 408/429/5xx, timeouts and connection errors with exponential backoff, honouring
+  Retry-After (seconds or an HTTP date, capped), and after the last attempt raises a
+  ProviderError with `retryable=True` so the job layer can schedule the item again later;
+- fails at once, without retry, on a body that is not JSON (a server that answers garbage
+  usually answers the same garbage again);
+- raises `InputTooLong` for a 400/413/422 whose message says the input exceeds the model's
+  context, so embedders can shrink their inputs and try again;
+- never lets the API key reach a message, a log record or an exception chain: server text is
+  scrubbed of the key (servers do echo it back) and exceptions are raised outside `except`
+  blocks, so no httpx exception holding the request headers hangs off `__context__`.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import logging
+import re
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC
+from typing import Any, TypedDict
+from urllib.parse import urlsplit
+
+import httpx
+
+from app.providers.interfaces import (
+    EMBEDDING_FAILED,
+    INVALID_ARGUMENT,
+    MODEL_NOT_AVAILABLE,
+    PROVIDER_AUTH_FAILED,
+    ProviderError,
+)
+
+log = logging.getLogger(__name__)
+
+# A key given as a callable is looked up per request, so a key changed in the settings takes
+# effect without rebuilding clients.
+KeySource = str | Callable[[], str | None] | None
+# Appended to an auth failure when no key was sent, e.g. "no keychain: set TROVE_KEY_X".
+AuthHint = str | Callable[[], str | None] | None
+Sleep = Callable[[float], None]
+Clock = Callable[[], float]
+
+RETRYABLE_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504}) | frozenset(range(505, 600))
+# Ollama has answered an over-long input with a 500; the message tells it apart from an outage.
+TOO_LONG_STATUSES = frozenset({400, 413, 422, 500})
+_TOO_LONG = re.compile(
+    r"too long|too large|too many tokens|maximum context|context length|context window"
+    r"|max(imum)?[ _-]?(input[ _-]?)?(length|tokens)|exceeds?( the)? (max|limit|model)"
+    r"|input length|token limit|reduce (the )?(length|input)",
+    re.IGNORECASE,
+)
+_BEARER = re.compile(r"(?i)(bearer\s+)[^\s\"',;}]+")
+_EXCERPT_CHARS = 300
+REDACTED = "[redacted]"
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    connect: float = 10.0
+    read: float = 60.0
+
+    def to_httpx(self) -> httpx.Timeout:
+        # A write stalls like a read does; the pool wait is local and bounded like a connect.
+        return httpx.Timeout(
+            connect=self.connect, read=self.read, write=self.read, pool=self.connect
+        )
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_attempts: int = 4
+    base_delay: float = 0.5
+    max_delay: float = 30.0
+    max_retry_after: float = 60.0
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+
+    def backoff(self, failures: int) -> float:
+        """The wait after the `failures`-th failed attempt: 0.5, 1, 2, 4 ... capped."""
+        return float(min(self.max_delay, self.base_delay * 2 ** (failures - 1)))
+
+
+class InputTooLong(ProviderError):
+    """The server said an input exceeds the model's context; the caller may shrink and retry."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(EMBEDDING_FAILED, message, retryable=False)
+
+
+def scrub(text: str, secrets: Iterable[str | None]) -> str:
+    """Remove every secret, and any bearer token at all, from text meant for people or logs."""
+    for secret in secrets:
+        if not secret:
+            continue
+        # A JSON body escapes some characters, so the echoed key may not be byte-identical.
+        escaped = json.dumps(secret)[1:-1]
+        for variant in {secret, escaped}:
+            text = text.replace(variant, REDACTED)
+    return _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
+
+
+def parse_retry_after(value: str | None, now: float) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or HTTP date), or None."""
+    if value is None:
+        return None
+    value = value.strip()
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:  # "-0000" parses naive; RFC 9110 dates are GMT anyway
+            when = when.replace(tzinfo=UTC)
+        return max(0.0, when.timestamp() - now)
+    if seconds != seconds or seconds < 0:  # NaN or negative: ignore rather than trust
+        return None
+    return seconds
+
+
+def server_message(response: httpx.Response) -> str:
+    """The error text a server put in its body, in the common JSON shapes, else a raw excerpt."""
+    text = response.text
+    try:
+        body = json.loads(text)
+    except ValueError:
+        body = None
+    found: Any = None
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict):
+            found = error.get("message") or error.get("detail")
+        elif error:
+            found = error
+        found = found or body.get("detail") or body.get("message")
+    message = found if isinstance(found, str) else (json.dumps(found) if found else text)
+    message = " ".join(message.split())
+    if len(message) > _EXCERPT_CHARS:
+        message = message[:_EXCERPT_CHARS] + "…"
+    return message
+
+
+def host_label(base_url: str) -> str:
+    parts = urlsplit(base_url)
+    return parts.netloc or base_url
+
+
+class HttpOptions(TypedDict, total=False):
+    """Keyword options every client forwards to its ProviderHttp."""
+
+    name: str
+    auth_hint: AuthHint
+    headers: Mapping[str, str]
+    timeouts: Timeouts
+    retry: RetryPolicy
+    sleep: Sleep
+    clock: Clock
+    transport: httpx.BaseTransport
+
+
+@dataclass
+class _Retry:
+    """A failed attempt that is worth repeating."""
+
+    reason: str
+    retry_after: float | None = None
+
+
+class ProviderHttp:
+    """A JSON-over-HTTP client for one provider with the retry and error policy above.
+
+    `sleep` and `clock` are injectable so tests observe backoff without waiting;
+    `transport` lets tests swap the network for an httpx transport.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        name: str | None = None,
+        api_key: KeySource = None,
+        auth_hint: AuthHint = None,
+        headers: Mapping[str, str] | None = None,
+        timeouts: Timeouts | None = None,
+        retry: RetryPolicy | None = None,
+        sleep: Sleep = time.sleep,
+        clock: Clock = time.time,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.name = name or host_label(self.base_url)
+        self.timeouts = timeouts or Timeouts()
+        self.retry = retry or RetryPolicy()
+        self._api_key = api_key
+        self._auth_hint = auth_hint
+        self._sleep = sleep
+        self._clock = clock
+        self._client = httpx.Client(
+            timeout=self.timeouts.to_httpx(),
+            headers={"Accept": "application/json", **(headers or {})},
+            transport=transport,
+            follow_redirects=False,
+            trust_env=False,  # a provider URL is exact; a system proxy must not see the key
+        )
+
+    def close(self) -> None:
+        self._client.close()
+
+    def current_key(self) -> str | None:
+        key = self._api_key() if callable(self._api_key) else self._api_key
+        return key or None
+
+    def get_json(
+        self, path: str, *, failure_code: str = EMBEDDING_FAILED, attempts: int | None = None
+    ) -> Any:
+        return self.request_json("GET", path, failure_code=failure_code, attempts=attempts)
+
+    def post_json(
+        self,
+        path: str,
+        payload: Any,
+        *,
+        failure_code: str = EMBEDDING_FAILED,
+        attempts: int | None = None,
+    ) -> Any:
+        return self.request_json(
+            "POST", path, payload, failure_code=failure_code, attempts=attempts
+        )
+
+    def request_json(
+        self,
+        method: str,
+        path: str,
+        payload: Any = None,
+        *,
+        failure_code: str = EMBEDDING_FAILED,
+        attempts: int | None = None,
+    ) -> Any:
+        """Send, retrying per the policy, and return the decoded JSON body of a 2xx answer."""
+        url = self.base_url + path
+        key = self.current_key()
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        total = attempts or self.retry.max_attempts
+        for attempt in range(1, total + 1):
+            outcome = self._send(method, url, payload, headers, key)
+            if isinstance(outcome, _Retry):
+                retry = outcome
+            else:
+                checked = self._check(outcome, path, key, failure_code)
+                if not isinstance(checked, _Retry):
+                    return checked
+                retry = checked
+            if attempt == total:
+                raise ProviderError(
+                    failure_code,
+                    f"{self.name}: {retry.reason}; gave up after {total} attempt"
+                    f"{'s' if total != 1 else ''}",
+                    retryable=True,
+                )
+            delay = (
+                min(retry.retry_after, self.retry.max_retry_after)
+                if retry.retry_after is not None
+                else self.retry.backoff(attempt)
+            )
+            log.warning(
+                "%s: %s; attempt %d of %d, retrying in %.1f s",
+                self.name,
+                retry.reason,
+                attempt,
+                total,
+                delay,
+            )
+            self._sleep(delay)
+        raise AssertionError("unreachable")  # the loop returns or raises on its last attempt
+
+    def _send(
+        self, method: str, url: str, payload: Any, headers: dict[str, str], key: str | None
+    ) -> httpx.Response | _Retry:
+        fatal: str | None = None
+        reason: str | None = None
+        try:
+            return self._client.request(method, url, json=payload, headers=headers)
+        except httpx.TimeoutException as exc:
+            reason = f"request timed out ({type(exc).__name__})"
+        except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+            fatal = f"invalid provider URL {url!r}: {exc}"
+        except httpx.TransportError as exc:
+            reason = f"connection failed ({type(exc).__name__}: {exc})"
+        # Raised here, outside the except blocks, so the httpx error (which holds the request
+        # and its Authorization header) is not chained onto what callers see and log.
+        if fatal is not None:
+            raise ProviderError(INVALID_ARGUMENT, scrub(fatal, [key]))
+        return _Retry(scrub(reason or "request failed", [key]))
+
+    def _check(
+        self, response: httpx.Response, path: str, key: str | None, failure_code: str
+    ) -> Any:
+        status = response.status_code
+        if 200 <= status < 300:
+            return self._decode(response, path, key, failure_code)
+        detail = scrub(server_message(response), [key])
+        suffix = f": {detail}" if detail else ""
+        if status in (401, 403):
+            what = "rejected the API key" if key else "requires an API key (none is set)"
+            hint_text = self._auth_hint() if callable(self._auth_hint) else self._auth_hint
+            hint = f". {hint_text}" if hint_text and not key else ""
+            raise ProviderError(
+                PROVIDER_AUTH_FAILED, f"{self.name} {what} (HTTP {status}){suffix}{hint}"
+            )
+        if status in TOO_LONG_STATUSES and (status == 413 or _TOO_LONG.search(detail)):
+            raise InputTooLong(f"{self.name}: input too long (HTTP {status}){suffix}")
+        if status in RETRYABLE_STATUSES:
+            return _Retry(
+                f"HTTP {status} from {path}{suffix}",
+                parse_retry_after(response.headers.get("Retry-After"), self._clock()),
+            )
+        if status == 404:
+            raise ProviderError(
+                MODEL_NOT_AVAILABLE,
+                f"{self.name}: {path} answered HTTP 404 (unknown model or wrong base URL){suffix}",
+            )
+        raise ProviderError(failure_code, f"{self.name}: HTTP {status} from {path}{suffix}")
+
+    def _decode(
+        self, response: httpx.Response, path: str, key: str | None, failure_code: str
+    ) -> Any:
+        problem: str | None = None
+        try:
+            return json.loads(response.content)
+        except ValueError:
+            excerpt = " ".join(response.text[:80].split())
+            problem = f"{self.name}: {path} answered with a body that is not JSON ({excerpt!r})"
+        raise ProviderError(failure_code, scrub(problem, [key]))
+
+
+def malformed(name: str, detail: str) -> ProviderError:
+    """A 2xx answer whose JSON does not have the shape the API documents."""
+    return ProviderError(EMBEDDING_FAILED, f"{name}: unexpected response: {detail}")
