@@ -328,6 +328,59 @@ def _progress_printer() -> Iterator[Callable[[str, str, str, float], None]]:
             sys.stderr.write("\r\x1b[K")
 
 
+def cmd_provider_add(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    key = sys.stdin.readline().strip() if args.key_stdin else None
+    settings = svc.save_provider(
+        args.name,
+        args.kind,
+        base_url=args.url,
+        display_name=args.display_name or "",
+        models=args.model or [],
+        key=key,
+    )
+    print(f"saved provider {settings.id!r} ({settings.kind}, {settings.base_url})", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_provider_list(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    providers = svc.list_providers()
+    if args.json:
+        _print_json(
+            [
+                {
+                    "id": p.id,
+                    "kind": p.kind,
+                    "displayName": p.display_name,
+                    "baseUrl": p.base_url,
+                    "enabled": p.enabled,
+                    "models": p.models,
+                }
+                for p in providers
+            ]
+        )
+        return EXIT_OK
+    rows = [(p.id, p.kind, p.base_url or "(built in)", ", ".join(p.models)) for p in providers]
+    print(_table(rows, ("ID", "KIND", "URL", "MODELS")))
+    return EXIT_OK
+
+
+def cmd_provider_remove(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    svc.remove_provider(args.name)
+    print(f"removed provider {args.name!r} and its stored key", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_provider_test(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    print(svc.check_provider(args.name, args.model))
+    return EXIT_OK
+
+
+def cmd_provider_models(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    for name in svc.provider_models(args.name):
+        print(name)
+    return EXIT_OK
+
+
 def cmd_search(svc: KnowledgeService, args: argparse.Namespace) -> int:
     base = svc.resolve_base(args.base)
     if args.queries:
@@ -463,6 +516,34 @@ def build_parser() -> argparse.ArgumentParser:
     blist = base_cmds.add_parser("list", help="list knowledge bases")
     blist.add_argument("--json", action="store_true")
     blist.set_defaults(func=cmd_base_list)
+
+    provider = commands.add_parser("provider", help="embedding and rerank providers")
+    provider_cmds = provider.add_subparsers(
+        dest="provider_command", metavar="ACTION", required=True
+    )
+    padd = provider_cmds.add_parser("add", help="add or update a provider")
+    padd.add_argument("name", help="provider id, used in model ids as NAME:MODEL")
+    padd.add_argument("--kind", required=True, choices=["openai", "ollama", "rerank"])
+    padd.add_argument("--url", required=True, help="base URL, e.g. https://api.openai.com")
+    padd.add_argument(
+        "--key-stdin", action="store_true", help="read the API key from standard input"
+    )
+    padd.add_argument("--display-name")
+    padd.add_argument("--model", action="append", help="a model to offer (repeatable)")
+    padd.set_defaults(func=cmd_provider_add)
+    plist = provider_cmds.add_parser("list", help="list providers")
+    plist.add_argument("--json", action="store_true")
+    plist.set_defaults(func=cmd_provider_list)
+    premove = provider_cmds.add_parser("remove", help="remove a provider and its stored key")
+    premove.add_argument("name")
+    premove.set_defaults(func=cmd_provider_remove)
+    ptest = provider_cmds.add_parser("test", help="make one real call to a provider")
+    ptest.add_argument("name")
+    ptest.add_argument("--model")
+    ptest.set_defaults(func=cmd_provider_test)
+    pmodels = provider_cmds.add_parser("models", help="list the models a provider offers")
+    pmodels.add_argument("name")
+    pmodels.set_defaults(func=cmd_provider_models)
 
     item = commands.add_parser("item", help="list the items of a knowledge base")
     item_cmds = item.add_subparsers(dest="item_command", metavar="ACTION", required=True)

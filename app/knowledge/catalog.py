@@ -108,7 +108,25 @@ def _v2(conn: apsw.Connection) -> None:
     conn.execute("ALTER TABLE items ADD COLUMN options TEXT")
 
 
-MIGRATIONS: list[db.Migration] = [_v1, _v2]
+def _v3(conn: apsw.Connection) -> None:
+    # Provider settings; their API keys live in the OS keychain, never here.
+    conn.execute(
+        """
+        CREATE TABLE providers (
+            id TEXT PRIMARY KEY,
+            kind TEXT NOT NULL,
+            display_name TEXT NOT NULL DEFAULT '',
+            base_url TEXT NOT NULL DEFAULT '',
+            enabled INTEGER NOT NULL DEFAULT 1,
+            models TEXT NOT NULL DEFAULT '[]',
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        )
+        """
+    )
+
+
+MIGRATIONS: list[db.Migration] = [_v1, _v2, _v3]
 
 _BASE_COLUMNS = (
     "id, name, embedding_model, dimensions, rerank_model, document_count, threshold, "
@@ -433,6 +451,13 @@ class Catalog:
         )
         return [_item(r) for r in rows]
 
+    def child_statuses(self, parent_id: str) -> list[ItemStatus]:
+        """The statuses of a root's children, one entry per child (counted in SQL)."""
+        rows = self._rows(
+            "SELECT status, count(*) FROM items WHERE parent_id = ? GROUP BY status", (parent_id,)
+        )
+        return [ItemStatus(status) for status, n in rows for _ in range(n)]
+
     def count_items(self, base_id: str, status: ItemStatus | None = None) -> int:
         if status is None:
             rows = self._rows("SELECT count(*) FROM items WHERE base_id = ?", (base_id,))
@@ -616,6 +641,10 @@ class Catalog:
         )
 
     def finish_job(self, job_id: int, status: str, error: str | None = None) -> None:
+        """Record a job's end. Finished jobs are deleted: only failures are kept, for diagnosis."""
+        if status == "done":
+            self._exec("DELETE FROM jobs WHERE id = ?", (job_id,))
+            return
         self._exec(
             "UPDATE jobs SET status = ?, last_error = ?, updated_at = ? WHERE id = ?",
             (status, error, time.time(), job_id),
@@ -642,5 +671,57 @@ class Catalog:
             args.extend(wanted)
         return [_job(r) for r in self._rows(sql + " ORDER BY id", args)]
 
+    def job_counts(self, base_id: str | None = None) -> tuple[int, int]:
+        """(queued, running) jobs, counted in SQL: a queue can hold many thousands."""
+        sql = "SELECT status, count(*) FROM jobs WHERE status IN ('queued', 'running')"
+        args: list[Any] = []
+        if base_id is not None:
+            sql += " AND base_id = ?"
+            args.append(base_id)
+        counts = dict(self._rows(sql + " GROUP BY status", args))
+        return int(counts.get("queued", 0)), int(counts.get("running", 0))
+
     def count_live_jobs(self, base_id: str | None = None) -> int:
-        return len(self.list_jobs(base_id, ("queued", "running")))
+        return sum(self.job_counts(base_id))
+
+    # -- providers ---------------------------------------------------------------------
+
+    def list_provider_rows(self) -> list[dict[str, Any]]:
+        rows = self._rows(
+            "SELECT id, kind, display_name, base_url, enabled, models FROM providers ORDER BY id"
+        )
+        return [
+            {
+                "id": r[0],
+                "kind": r[1],
+                "display_name": r[2],
+                "base_url": r[3],
+                "enabled": bool(r[4]),
+                "models": json.loads(r[5]),
+            }
+            for r in rows
+        ]
+
+    def upsert_provider_row(
+        self,
+        provider_id: str,
+        kind: str,
+        display_name: str,
+        base_url: str,
+        enabled: bool,
+        models: list[str],
+    ) -> None:
+        now = time.time()
+        self._exec(
+            "INSERT INTO providers (id, kind, display_name, base_url, enabled, models, created_at, "
+            "updated_at) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, "
+            "display_name = excluded.display_name, base_url = excluded.base_url, "
+            "enabled = excluded.enabled, models = excluded.models, updated_at = excluded.updated_at",
+            (provider_id, kind, display_name, base_url, int(enabled), json.dumps(models), now, now),
+        )
+
+    def delete_provider_row(self, provider_id: str) -> bool:
+        with self._lock, self._conn:
+            found = self._rows("SELECT 1 FROM providers WHERE id = ?", (provider_id,))
+            self._conn.execute("DELETE FROM providers WHERE id = ?", (provider_id,))
+        return bool(found)

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from app.knowledge import admin, ingestion, query
+from app.knowledge import admin, ingestion, providers_config, query
 from app.knowledge.catalog import Catalog
 from app.knowledge.jobs import recovery, runner
 from app.knowledge.jobs.context import EngineParts, JobContext, ProgressCallback
@@ -34,8 +34,8 @@ from app.knowledge.types import (
     SearchResponse,
     TroveError,
 )
+from app.providers.factory import ProviderSettings, builtin_local_settings
 from app.providers.interfaces import Embedder, ModelResolver, ProviderError, Reranker
-from app.providers.registry import ProviderRegistry
 
 log = logging.getLogger(__name__)
 
@@ -52,12 +52,15 @@ class KnowledgeService:
         """`extraction` defaults to the process-wide pool of reader worker processes."""
         layout = DataLayout(home)
         layout.bases_dir.mkdir(parents=True, exist_ok=True)
+        catalog = Catalog(layout.catalog_path)
+        # Injected models (tests, benchmarks) stay fixed; otherwise the configured providers.
+        self._fixed_models = models is not None
         self.parts = EngineParts(
             layout=layout,
-            catalog=Catalog(layout.catalog_path),
+            catalog=catalog,
             stores=StoreRegistry(layout.base_dir),
             mutex=KeyedMutex(),
-            models=models or ProviderRegistry(),
+            models=models or providers_config.build_registry(catalog),
             embed_batch_size=embed_batch_size,
             extraction=extraction or shared_pool(),
         )
@@ -195,6 +198,51 @@ class KnowledgeService:
         if progress is not None:
             ctx.progress = progress
         return runner.drain(ctx, base_id)
+
+    # -- providers ---------------------------------------------------------------------
+
+    def list_providers(self) -> list[ProviderSettings]:
+        """Configured providers, then the built-in offline one."""
+        return [*providers_config.load_settings(self.catalog), builtin_local_settings()]
+
+    def save_provider(
+        self,
+        provider_id: str,
+        kind: str,
+        *,
+        base_url: str = "",
+        display_name: str = "",
+        models: Sequence[str] = (),
+        enabled: bool = True,
+        key: str | None = None,
+    ) -> ProviderSettings:
+        try:
+            return providers_config.save_provider(
+                self.catalog,
+                provider_id,
+                kind,
+                base_url=base_url,
+                display_name=display_name,
+                models=models,
+                enabled=enabled,
+                key=key,
+            )
+        finally:
+            self._reload_providers()
+
+    def remove_provider(self, provider_id: str) -> None:
+        providers_config.remove_provider(self.catalog, provider_id)
+        self._reload_providers()
+
+    def provider_models(self, provider_id: str) -> list[str]:
+        return providers_config.provider_models(self.catalog, provider_id)
+
+    def check_provider(self, provider_id: str, model: str | None = None) -> str:
+        return providers_config.check_provider(self.catalog, provider_id, model)
+
+    def _reload_providers(self) -> None:
+        if not self._fixed_models:
+            self.parts.models = providers_config.build_registry(self.catalog)
 
     # -- search ------------------------------------------------------------------------
 

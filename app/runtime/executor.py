@@ -257,9 +257,8 @@ class JobExecutor(QObject):
             self._due_timer.start(max(delay_ms, 10))
 
     def _emit_queue(self, base_id: str) -> None:
-        jobs = self._service.catalog.list_jobs(base_id, ("queued", "running"))
-        running = sum(1 for j in jobs if j.status == "running")
-        self.queueChanged.emit(base_id, len(jobs) - running, running)
+        queued, running = self._service.catalog.job_counts(base_id)
+        self.queueChanged.emit(base_id, queued, running)
 
     @Slot(object, str)
     def _on_job_finished(self, job: Job, outcome: str) -> None:

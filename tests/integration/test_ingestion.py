@@ -214,11 +214,12 @@ def test_enqueue_with_same_idempotency_key_returns_the_live_job(service: Knowled
     assert len(catalog.list_jobs(base.id)) == 1
 
     catalog.finish_job(first.id, "done")
+    assert catalog.list_jobs(base.id) == []  # finished jobs leave no rows behind
     fresh = catalog.enqueue_job(
         JobKind.INDEX_DOCUMENTS, base.id, item_id="x", idempotency_key="index-documents:x"
     )
-    assert fresh.id != first.id and fresh.status == "queued"
-    assert [j.status for j in catalog.list_jobs(base.id)] == ["done", "queued"]
+    assert fresh.status == "queued" and fresh.attempts == 0
+    assert [j.status for j in catalog.list_jobs(base.id)] == ["queued"]
 
 
 def test_adding_the_same_file_twice_is_reported_not_duplicated(

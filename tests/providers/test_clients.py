@@ -15,6 +15,7 @@ from app.providers.openai_compat import (
     ollama_root,
     openai_api_root,
 )
+from tests.httpserver import Response
 from tests.providers.conftest import KEY, Sleeps
 from tests.providers.fake_api import (
     EMBEDDINGS,
@@ -337,3 +338,40 @@ def test_rerank_retries_and_test_connection(api: FakeApi, sleeps: Sleeps) -> Non
         assert "rerank-1" in client.test_connection()
     assert sleeps.calls == [2.0]
     assert api.hits(RERANK) == 2
+
+
+@pytest.mark.parametrize(
+    ("data", "expected_text"),
+    [
+        ([{"index": 0, "embedding": [1.0, 2.0]}, {"index": 1, "embedding": [1.0]}], "mixes"),
+        ([{"index": 0, "embedding": "not base64!"}], "base64"),
+        ([{"index": 0, "embedding": "AAAAAAA="}], "float32"),
+        ([{"index": 0, "embedding": [1.0, None]}], "numbers"),
+        ([{"index": 0, "embedding": []}], "empty"),
+        ([{"index": 0, "embedding": [1.0, 1e400]}], "infinite"),
+        ([{"index": 0, "embedding": [1.0]}, {"index": 0, "embedding": [1.0]}], "index"),
+        ([{"index": 5, "embedding": [1.0]}, {"index": 1, "embedding": [1.0]}], "index"),
+    ],
+)
+def test_bad_embedding_payloads_fail_without_retry(
+    api: FakeApi, data: list[dict[str, object]], expected_text: str
+) -> None:
+    api.server.route(EMBEDDINGS, Response.json({"object": "list", "data": data}))
+    with (
+        OpenAICompatibleEmbedder(api.base_url, "m", KEY) as client,
+        pytest.raises(ProviderError) as info,
+    ):
+        client.embed(["a", "b"][: len(data)])
+    assert info.value.code == "EMBEDDING_FAILED"
+    assert expected_text in info.value.message
+    assert api.hits(EMBEDDINGS) == 1
+
+
+def test_fewer_embeddings_than_inputs_fails(api: FakeApi) -> None:
+    api.server.route(EMBEDDINGS, Response.json({"data": [{"index": 0, "embedding": [1.0]}]}))
+    with (
+        OpenAICompatibleEmbedder(api.base_url, "m", KEY) as client,
+        pytest.raises(ProviderError) as info,
+    ):
+        client.embed(["a", "b"])
+    assert "1 embeddings for 2 inputs" in info.value.message

@@ -40,6 +40,8 @@ needs_extra = pytest.mark.skipif(
 
 def _readme_hashes() -> dict[str, str]:
     """file name -> sha256, from the table in shared/models/README.md."""
+    if not (SHARED_MODELS / "README.md").is_file():
+        pytest.skip(f"{SHARED_MODELS} is absent (it exists in CI, not in a user's clone)")
     readme = (SHARED_MODELS / "README.md").read_text(encoding="utf-8")
     found: dict[str, str] = {}
     for line in readme.splitlines():

@@ -13,7 +13,7 @@ def settle_parent(catalog: Catalog, parent_id: str | None) -> None:
         parent = catalog.get_item(parent_id)
         if parent is None or parent.status is ItemStatus.DELETING:
             return
-        children = [c.status for c in catalog.list_items(parent.base_id, parent_id=parent.id)]
+        children = catalog.child_statuses(parent.id)
         target = states.aggregate_status(children)
         if target is parent.status or not states.is_legal(parent.status, target):
             return

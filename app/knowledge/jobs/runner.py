@@ -111,10 +111,10 @@ def drain(
     while True:
         job = catalog.claim_next_job(base_id, now=clock())
         if job is None:
-            waiting = [j for j in catalog.list_jobs(base_id, ("queued",))]
-            if not waiting:
+            due = catalog.next_due_time(base_id)
+            if due is None:
                 return ran
-            time.sleep(max(0.0, min(j.not_before for j in waiting) - clock()))
+            time.sleep(max(0.0, due - clock()))
             continue
         run_job(ctx, job, clock=clock)
         ran += 1

@@ -1,0 +1,125 @@
+"""Provider settings: stored in the catalog, keys in the keychain, clients in a registry.
+
+The engine resolves `PROVIDER:MODEL` ids through a ProviderRegistry rebuilt from these
+settings whenever they change.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+
+from app.knowledge.catalog import Catalog
+from app.knowledge.provider_errors import provider_failure
+from app.knowledge.types import ErrorCode, TroveError
+from app.providers import factory, secrets
+from app.providers.factory import ProviderSettings
+from app.providers.interfaces import ProviderError
+from app.providers.local_model import LOCAL_PROVIDER
+from app.providers.registry import ProviderRegistry
+
+RESERVED_IDS = frozenset({LOCAL_PROVIDER})
+
+
+def load_settings(catalog: Catalog) -> list[ProviderSettings]:
+    settings: list[ProviderSettings] = []
+    for row in catalog.list_provider_rows():
+        try:
+            settings.append(ProviderSettings(**row))
+        except ProviderError:
+            continue  # a malformed row (edited by hand) must not stop the app
+    return settings
+
+
+def build_registry(catalog: Catalog) -> ProviderRegistry:
+    registry = ProviderRegistry()
+    factory.register_all(registry, load_settings(catalog), secrets.get_key)
+    return registry
+
+
+def save_provider(
+    catalog: Catalog,
+    provider_id: str,
+    kind: str,
+    *,
+    base_url: str = "",
+    display_name: str = "",
+    models: Sequence[str] = (),
+    enabled: bool = True,
+    key: str | None = None,
+) -> ProviderSettings:
+    """Validate and store a provider; the key goes to the keychain (never to the catalog).
+
+    When no keychain exists, the settings are still saved and the error names the
+    environment variable that can hold the key instead.
+    """
+    if provider_id in RESERVED_IDS:
+        raise TroveError(
+            ErrorCode.INVALID_ARGUMENT, f"{provider_id!r} is the built-in provider's id"
+        )
+    if kind not in factory.PROVIDER_KINDS or kind == "local":
+        kinds = ", ".join(k for k in factory.PROVIDER_KINDS if k != "local")
+        raise TroveError(ErrorCode.INVALID_ARGUMENT, f"provider kind must be one of {kinds}")
+    if not base_url.startswith(("http://", "https://")):
+        raise TroveError(
+            ErrorCode.INVALID_ARGUMENT, "the base URL must start with http:// or https://"
+        )
+    try:
+        settings = ProviderSettings(
+            provider_id, kind, display_name, base_url.rstrip("/"), enabled, list(models)
+        )
+    except ProviderError as exc:
+        raise provider_failure(exc, ErrorCode.INVALID_ARGUMENT) from exc
+    catalog.upsert_provider_row(
+        settings.id,
+        settings.kind,
+        settings.display_name,
+        settings.base_url,
+        settings.enabled,
+        settings.models,
+    )
+    if key:
+        try:
+            secrets.set_key(settings.id, key)
+        except ProviderError as exc:
+            raise provider_failure(exc, ErrorCode.PROVIDER_AUTH_FAILED) from exc
+    return settings
+
+
+def remove_provider(catalog: Catalog, provider_id: str) -> None:
+    if not catalog.delete_provider_row(provider_id):
+        raise TroveError(ErrorCode.INVALID_ARGUMENT, f"no provider named {provider_id!r}")
+    with contextlib.suppress(ProviderError):  # no keychain: no stored key to remove
+        secrets.delete_key(provider_id)
+
+
+def find_settings(catalog: Catalog, provider_id: str) -> ProviderSettings:
+    if provider_id == LOCAL_PROVIDER:
+        return factory.builtin_local_settings()
+    for settings in load_settings(catalog):
+        if settings.id == provider_id:
+            return settings
+    raise TroveError(ErrorCode.INVALID_ARGUMENT, f"no provider named {provider_id!r}")
+
+
+def provider_models(catalog: Catalog, provider_id: str) -> list[str]:
+    settings = find_settings(catalog, provider_id)
+    try:
+        return factory.list_models(settings, secrets.get_key)
+    except ProviderError as exc:
+        raise provider_failure(exc, ErrorCode.FETCH_FAILED) from exc
+
+
+def check_provider(catalog: Catalog, provider_id: str, model: str | None = None) -> str:
+    """One real call; returns a short message for the user or raises TroveError."""
+    settings = find_settings(catalog, provider_id)
+    chosen = model or (settings.models[0] if settings.models else None)
+    if chosen is None:
+        names = provider_models(catalog, provider_id)
+        if not names:
+            raise TroveError(ErrorCode.MODEL_NOT_AVAILABLE, f"{provider_id} offers no models")
+        chosen = names[0]
+    try:
+        return factory.check_connection(settings, chosen, secrets.get_key)
+    except ProviderError as exc:
+        raise provider_failure(exc, ErrorCode.FETCH_FAILED) from exc
