@@ -239,29 +239,59 @@ def _job(row: Sequence[Any]) -> Job:
 
 
 class Catalog:
+    """Writes go through one connection under a lock; reads outside a write use a
+    connection per thread, so in WAL mode the GUI and many workers read without waiting."""
+
     def __init__(self, path: Path) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._conn = db.connect(path)
         self._lock = threading.RLock()
+        self._local = threading.local()
+        self._readers: dict[int, apsw.Connection] = {}
         db.migrate(self._conn, MIGRATIONS, "catalog")
 
     def close(self) -> None:
         with self._lock:
+            for reader in self._readers.values():
+                reader.close()
+            self._readers.clear()
             self._conn.close()
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Hold the write lock; reads in this thread meanwhile see the uncommitted writes."""
+        with self._lock:
+            self._local.depth = getattr(self._local, "depth", 0) + 1
+            try:
+                yield
+            finally:
+                self._local.depth -= 1
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """Group several catalog writes so they land together or not at all."""
-        with self._lock, self._conn:
+        with self._writing(), self._conn:
             yield
 
+    def _reader(self) -> apsw.Connection:
+        # Keyed by OS thread id, not threading.local: a Qt pool thread gets a fresh Python
+        # thread state for every job, so a thread-local connection would leak one per job.
+        ident = threading.get_ident()
+        conn = self._readers.get(ident)
+        if conn is None:
+            conn = db.connect(self.path, create=False)
+            with self._lock:
+                self._readers[ident] = conn
+        return conn
+
     def _rows(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        with self._lock:
+        if getattr(self._local, "depth", 0):
             return [tuple(r) for r in self._conn.execute(sql, args)]
+        return [tuple(r) for r in self._reader().execute(sql, args)]
 
     def _exec(self, sql: str, args: Sequence[Any] = ()) -> None:
-        with self._lock:
+        with self._writing():
             self._conn.execute(sql, args)
 
     # -- bases -------------------------------------------------------------------------
@@ -451,12 +481,12 @@ class Catalog:
         )
         return [_item(r) for r in rows]
 
-    def child_statuses(self, parent_id: str) -> list[ItemStatus]:
-        """The statuses of a root's children, one entry per child (counted in SQL)."""
+    def child_status_counts(self, parent_id: str) -> dict[ItemStatus, int]:
+        """How many of a root's children are in each status (counted in SQL)."""
         rows = self._rows(
             "SELECT status, count(*) FROM items WHERE parent_id = ? GROUP BY status", (parent_id,)
         )
-        return [ItemStatus(status) for status, n in rows for _ in range(n)]
+        return {ItemStatus(status): int(n) for status, n in rows}
 
     def count_items(self, base_id: str, status: ItemStatus | None = None) -> int:
         if status is None:
@@ -477,7 +507,7 @@ class Catalog:
         error_message: str | None = None,
     ) -> Item:
         """The only way an item's status changes; illegal transitions raise."""
-        with self._lock, self._conn:
+        with self._writing(), self._conn:
             current = self.require_item(item_id)
             states.check_transition(item_id, current.status, status)
             keep_error = status is ItemStatus.FAILED
@@ -497,7 +527,7 @@ class Catalog:
     def set_item_phase(
         self, item_id: str, phase: ItemPhase | None, progress: float | None = None
     ) -> None:
-        with self._lock, self._conn:
+        with self._writing(), self._conn:
             current = self.require_item(item_id)
             states.check_phase(item_id, current.status, phase)
             self._conn.execute(
@@ -519,7 +549,7 @@ class Catalog:
 
     def delete_item_row(self, item_id: str) -> None:
         """Remove a row; only items already marked deleting may go (DESIGN.md section 4)."""
-        with self._lock, self._conn:
+        with self._writing(), self._conn:
             item = self.get_item(item_id)
             if item is None:
                 return
@@ -557,7 +587,7 @@ class Catalog:
     ) -> Job:
         """Queue a job; a live job with the same idempotency key is returned instead."""
         now = time.time()
-        with self._lock, self._conn:
+        with self._writing(), self._conn:
             if idempotency_key is not None:
                 rows = self._rows(
                     f"SELECT {_JOB_COLUMNS} FROM jobs WHERE idempotency_key = ? "
@@ -610,7 +640,7 @@ class Catalog:
         for skip_base, skip_kind in skip:
             sql += " AND NOT (base_id = ? AND kind = ?)"
             args.extend((skip_base, skip_kind))
-        with self._lock, self._conn:
+        with self._writing(), self._conn:
             rows = self._rows(sql + " ORDER BY id LIMIT 1", args)
             if not rows:
                 return None
@@ -721,7 +751,7 @@ class Catalog:
         )
 
     def delete_provider_row(self, provider_id: str) -> bool:
-        with self._lock, self._conn:
+        with self._writing(), self._conn:
             found = self._rows("SELECT 1 FROM providers WHERE id = ?", (provider_id,))
             self._conn.execute("DELETE FROM providers WHERE id = ?", (provider_id,))
         return bool(found)

@@ -94,16 +94,14 @@ def create_items(
 
     The caller holds the base mutex: allocation reads what exists, then rows are created.
     """
-    raw = parts.layout.raw_dir(base_id)
-    reserved = _reserved_paths(parts.catalog, base_id)
+    namer = paths.MaterialNamer(
+        parts.layout.raw_dir(base_id), _reserved_paths(parts.catalog, base_id)
+    )
     items: list[Item] = []
     with parts.catalog.transaction():
         for source, desired, title in entries:
-            rel = paths.allocate_material_name(
-                raw,
-                desired,
-                with_md_product=item_type is ItemType.FILE and needs_product(desired),
-                reserved=reserved,
+            rel = namer.allocate(
+                desired, with_md_product=item_type is ItemType.FILE and needs_product(desired)
             )
             item = parts.catalog.create_item(
                 base_id,

@@ -315,7 +315,10 @@ class _Occupancy:
         # folders. A reserved path may itself be a folder (directory items are allocated
         # here too), so reserved entries can be reused as folders but never taken as names.
         self._reserved: dict[tuple[str, ...], str] = {}
-        for entry in reserved:
+        self.reserve(reserved)
+
+    def reserve(self, paths: Iterable[str]) -> None:
+        for entry in paths:
             parts = [p for p in entry.split("/") if p]
             for depth in range(1, len(parts) + 1):
                 self._reserved.setdefault(_path_key(parts[:depth]), parts[depth - 1])
@@ -371,6 +374,55 @@ def _place_directory(occupancy: _Occupancy, parent: tuple[str, ...], name: str) 
         n += 1
 
 
+class MaterialNamer:
+    """Allocates material names under ``raw_dir``, one critical section at a time.
+
+    Reading what occupies ``raw_dir`` once and keeping it up to date makes allocating the
+    thousands of names of a large folder linear instead of quadratic.
+    """
+
+    def __init__(self, raw_dir: Path, reserved: Iterable[str] = ()) -> None:
+        self._occupancy = _Occupancy(raw_dir, reserved)
+
+    def allocate(self, desired: str, *, with_md_product: bool = False) -> str:
+        """The name for ``desired``; see :func:`allocate_material_name`."""
+        return self.allocate_all(desired, with_md_product=with_md_product)[0]
+
+    def allocate_all(self, desired: str, *, with_md_product: bool = False) -> list[str]:
+        """The name and, with ``with_md_product``, its product name, both reserved."""
+        occupancy = self._occupancy
+        raw_segments = desired.split("/")
+        # Folder segments without a name ("", ".", "..", "...") are dropped instead of
+        # becoming folders called "untitled"; they are syntax noise, not meaning. The last
+        # segment is the file itself and always yields a name.
+        folder_segments = [s for s in raw_segments[:-1] if _clean(s)]
+        parent: tuple[str, ...] = ()
+        for segment in folder_segments:
+            parent = (*parent, _place_directory(occupancy, parent, sanitize_file_name(segment)))
+
+        name = sanitize_file_name(raw_segments[-1])
+        _, ext = _split_ext(name)
+        want_product = with_md_product and ext.casefold() != _MD_EXT
+        ext_room = len(_MD_EXT) if want_product else 0
+
+        n = 0
+        while True:
+            candidate = _cap_segment(name, f"_{n}" if n else "", ext_room)
+            names = [candidate]
+            if want_product:
+                names.append(md_product_name(candidate))
+            if not any(occupancy.is_taken(parent, c) for c in names):
+                break
+            n += 1
+
+        prefix = "/".join(parent)
+        allocated = [f"{prefix}/{c}" if prefix else c for c in names]
+        for path in allocated:
+            check_relative_path(path)  # invariant: everything handed out passes the guard
+        occupancy.reserve(allocated)
+        return allocated
+
+
 def allocate_material_name(
     raw_dir: Path,
     desired: str,
@@ -394,36 +446,9 @@ def allocate_material_name(
     one critical section cannot hand out the same name before any file exists. Callers must
     hold the base's lock across allocation and file creation.
     """
-    occupancy = _Occupancy(raw_dir, reserved or ())
-
-    raw_segments = desired.split("/")
-    # Folder segments without a name ("", ".", "..", "...") are dropped instead of becoming
-    # folders called "untitled"; they are syntax noise, not meaning. The last segment is
-    # the file itself and always yields a name.
-    folder_segments = [s for s in raw_segments[:-1] if _clean(s)]
-    parent: tuple[str, ...] = ()
-    for segment in folder_segments:
-        parent = (*parent, _place_directory(occupancy, parent, sanitize_file_name(segment)))
-
-    name = sanitize_file_name(raw_segments[-1])
-    _, ext = _split_ext(name)
-    want_product = with_md_product and ext.casefold() != _MD_EXT
-    ext_room = len(_MD_EXT) if want_product else 0
-
-    n = 0
-    while True:
-        candidate = _cap_segment(name, f"_{n}" if n else "", ext_room)
-        names = [candidate]
-        if want_product:
-            names.append(md_product_name(candidate))
-        if not any(occupancy.is_taken(parent, c) for c in names):
-            break
-        n += 1
-
-    prefix = "/".join(parent)
-    allocated = [f"{prefix}/{c}" if prefix else c for c in names]
-    for path in allocated:
-        check_relative_path(path)  # invariant: everything handed out passes the guard
+    allocated = MaterialNamer(raw_dir, reserved or ()).allocate_all(
+        desired, with_md_product=with_md_product
+    )
     if reserved is not None:
         reserved.update(allocated)
     return allocated[0]

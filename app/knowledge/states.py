@@ -6,6 +6,9 @@ before anything reaches the database.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
 from app.knowledge.types import IllegalTransitionError, ItemPhase, ItemStatus
 
 _S = ItemStatus
@@ -41,17 +44,22 @@ def check_phase(item_id: str, status: ItemStatus, phase: ItemPhase | None) -> No
         raise IllegalTransitionError(item_id, status, status)
 
 
-def aggregate_status(children: list[ItemStatus]) -> ItemStatus:
-    """The status a directory or sitemap root shows for its children.
+def aggregate_status(children: Iterable[ItemStatus]) -> ItemStatus:
+    """The status a directory or sitemap root shows for its children."""
+    return aggregate_counts(Counter(children))
+
+
+def aggregate_counts(counts: Mapping[ItemStatus, int]) -> ItemStatus:
+    """`aggregate_status` from per-status counts (a root can have many thousands of children).
 
     Children being deleted do not count: they are on their way out, and a root becomes
     `deleting` only when it is deleted itself (that status is terminal).
     """
-    children = [s for s in children if s is not _S.DELETING]
-    if not children:
+    live = {status: n for status, n in counts.items() if n > 0 and status is not _S.DELETING}
+    if not live:
         return _S.COMPLETED
-    if any(s in PHASED_STATUSES for s in children):
+    if any(status in PHASED_STATUSES for status in live):
         return _S.PROCESSING
-    if all(s is _S.FAILED for s in children):
+    if set(live) == {_S.FAILED}:
         return _S.FAILED
     return _S.COMPLETED

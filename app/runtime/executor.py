@@ -45,20 +45,32 @@ def default_worker_cap() -> int:
     return max(2, min(16, (os.cpu_count() or 2) * 2 + 1))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MemoryBudget:
-    """Start no new job while RSS is above `max_rss` or free memory below `min_available`."""
+    """Start no new job while RSS is above `max_rss` or free memory below `min_available`.
+
+    Measured at most every `interval` seconds: asking the OS per job start is not free.
+    """
 
     max_rss: int = 1536 * 1024 * 1024
     min_available: int = 512 * 1024 * 1024
+    interval: float = 0.25
+    _checked_at: float = -1.0
+    _verdict: bool = False
 
     def exceeded(self) -> bool:
+        now = time.monotonic()
+        if now - self._checked_at < self.interval:
+            return self._verdict
+        self._checked_at = now
         try:
-            if psutil.Process().memory_info().rss > self.max_rss:
-                return True
-            return psutil.virtual_memory().available < self.min_available
+            self._verdict = (
+                psutil.Process().memory_info().rss > self.max_rss
+                or psutil.virtual_memory().available < self.min_available
+            )
         except psutil.Error:
-            return False
+            self._verdict = False
+        return self._verdict
 
 
 class _ProgressHub:
@@ -199,10 +211,10 @@ class JobExecutor(QObject):
                 now=self._clock(), owner=self._owner, skip=self._full_queues()
             )
             if job is None:
+                self._arm_due_timer()  # nothing due now: wake up when the next job is
                 break
             self._launch(job)
             touched.add(job.base_id)
-        self._arm_due_timer()
         for base_id in touched:
             self._emit_queue(base_id)
         if not self._running and not self._service.catalog.count_live_jobs():

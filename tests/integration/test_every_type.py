@@ -23,7 +23,9 @@ def pooled_service(home: Path, models: FakeModels) -> KnowledgeService:
     pool.shutdown()
 
 
-def test_every_type_is_read_indexed_and_found(pooled_service: KnowledgeService, tmp_path: Path) -> None:
+def test_every_type_is_read_indexed_and_found(
+    pooled_service: KnowledgeService, tmp_path: Path
+) -> None:
     svc = pooled_service
     samples = make_samples(tmp_path / "everything")
     base = svc.create_base("all types", embedding_model="fake:bow")

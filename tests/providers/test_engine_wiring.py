@@ -67,7 +67,9 @@ def test_key_never_reaches_the_data_dir_or_logs(
     assert KEY not in said
 
 
-def test_wrong_dimension_later_fails_the_item_clearly(tmp_path: Path, use_keyring: UseKeyring) -> None:
+def test_wrong_dimension_later_fails_the_item_clearly(
+    tmp_path: Path, use_keyring: UseKeyring
+) -> None:
     use_keyring(MemoryKeyring())
     with FakeApi(dims=8) as api:
         svc = _service(tmp_path / "home")
@@ -80,11 +82,15 @@ def test_wrong_dimension_later_fails_the_item_clearly(tmp_path: Path, use_keyrin
         files = [i for i in svc.list_items(base.id) if i.parent_id]
         assert {i.status for i in files} == {ItemStatus.FAILED}
         assert {i.error_code for i in files} == {ErrorCode.EMBEDDING_FAILED}
-        assert all("12" in (i.error_message or "") and "8" in (i.error_message or "") for i in files)
+        assert all(
+            "12" in (i.error_message or "") and "8" in (i.error_message or "") for i in files
+        )
         svc.close()
 
 
-def test_unknown_provider_and_bad_settings_are_refused(tmp_path: Path, use_keyring: UseKeyring) -> None:
+def test_unknown_provider_and_bad_settings_are_refused(
+    tmp_path: Path, use_keyring: UseKeyring
+) -> None:
     use_keyring(MemoryKeyring())
     svc = _service(tmp_path / "home")
     with pytest.raises(TroveError) as missing:
@@ -116,7 +122,18 @@ def _trove(home: Path, *args: str, stdin: str | None = None) -> subprocess.Compl
 def test_provider_cli_commands(tmp_path: Path) -> None:
     home = tmp_path / "home"
     with FakeApi() as api:
-        added = _trove(home, "provider", "add", "acme", "--kind", "openai", "--url", api.base_url, "--model", "embed-small")
+        added = _trove(
+            home,
+            "provider",
+            "add",
+            "acme",
+            "--kind",
+            "openai",
+            "--url",
+            api.base_url,
+            "--model",
+            "embed-small",
+        )
         assert added.returncode == 0, added.stderr
         listed = json.loads(_trove(home, "provider", "list", "--json").stdout)
         assert [p["id"] for p in listed] == ["acme", "local"]

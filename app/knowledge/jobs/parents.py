@@ -13,8 +13,8 @@ def settle_parent(catalog: Catalog, parent_id: str | None) -> None:
         parent = catalog.get_item(parent_id)
         if parent is None or parent.status is ItemStatus.DELETING:
             return
-        children = catalog.child_statuses(parent.id)
-        target = states.aggregate_status(children)
+        counts = catalog.child_status_counts(parent.id)
+        target = states.aggregate_counts(counts)
         if target is parent.status or not states.is_legal(parent.status, target):
             return
         if target is ItemStatus.FAILED:
@@ -22,7 +22,7 @@ def settle_parent(catalog: Catalog, parent_id: str | None) -> None:
                 parent.id,
                 target,
                 error_code=ErrorCode.ALL_CHILDREN_FAILED,
-                error_message=f"all {len(children)} items inside failed",
+                error_message=f"all {sum(counts.values())} items inside failed",
             )
         else:
             catalog.set_item_status(parent.id, target)

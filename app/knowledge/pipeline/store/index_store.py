@@ -121,8 +121,7 @@ class IndexStore:
         self._writer = db.connect(path, create=create, vectors=True)
         with self._write_lock:
             db.migrate(self._writer, MIGRATIONS, f"index {path}")
-        self._local = threading.local()
-        self._readers: list[apsw.Connection] = []
+        self._readers: dict[int, apsw.Connection] = {}
         self._readers_lock = threading.Lock()
         self._vectors: VectorIndex | None = None
         self._vectors_lock = threading.Lock()
@@ -131,12 +130,14 @@ class IndexStore:
     # -- connections -------------------------------------------------------------------
 
     def _reader(self) -> apsw.Connection:
-        conn: apsw.Connection | None = getattr(self._local, "conn", None)
+        # Keyed by OS thread id, not threading.local: a Qt pool thread gets a fresh Python
+        # thread state for every job, so a thread-local connection would leak one per job.
+        ident = threading.get_ident()
+        conn = self._readers.get(ident)
         if conn is None:
             conn = db.connect(self.path, create=False, vectors=True)
-            self._local.conn = conn
             with self._readers_lock:
-                self._readers.append(conn)
+                self._readers[ident] = conn
         return conn
 
     def close(self) -> None:
@@ -144,7 +145,7 @@ class IndexStore:
             if self._closed:
                 return
             self._closed = True
-            for conn in self._readers:
+            for conn in self._readers.values():
                 conn.close()
             self._readers.clear()
             self._writer.close()
