@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import TypeVar
 
+from app.knowledge.pipeline.indexing.tokenize import has_cjk
+from app.providers.model_info import is_english_only
+
 K = TypeVar("K", bound=Hashable)
 
 RRF_K = 60
@@ -30,3 +33,16 @@ def rrf(
             scores[key] = scores.get(key, 0.0) + weight / (k + rank)
     order = {key: i for i, key in enumerate(scores)}
     return sorted(scores.items(), key=lambda kv: (-kv[1], order[kv[0]]))
+
+
+def fusion_weights(query: str, embedding_model: str | None) -> tuple[float, float]:
+    """(BM25 weight, vector weight) for one hybrid search, from signals Trove already has.
+
+    Plain RRF falls below the better of its inputs when one input is much weaker; the
+    clearest case is an English-only embedding model asked a Chinese, Japanese or Korean
+    query, whose vectors are close to noise. Such queries rank by BM25 alone; everything
+    else fuses both lists equally. Internal and automatic: there is no user-facing knob.
+    """
+    if has_cjk(query) and is_english_only(embedding_model):
+        return 1.0, 0.0
+    return 1.0, 1.0

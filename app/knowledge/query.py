@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from app.knowledge.fusion import rrf
+from app.knowledge.fusion import fusion_weights, rrf
 from app.knowledge.pipeline.indexing.tokenize import fts_match_expression, query_tokens
 from app.knowledge.pipeline.store.index_store import IndexStore
 from app.knowledge.provider_errors import provider_failure
@@ -121,7 +121,8 @@ def search(
         metrics.vector_hit_count = len(vector_hits)
 
     t = time.perf_counter()
-    candidates = _fuse(mode, bm25_hits, vector_hits, fusion)
+    weights = (1.0, 1.0) if fusion == "rrf" else fusion_weights(query, base.embedding_model)
+    candidates = _fuse(mode, bm25_hits, vector_hits, weights)
     metrics.fusion_ms = _ms(t) if mode is SearchMode.HYBRID else 0.0
 
     results = _visible_results(base, store, items, candidates)
@@ -141,13 +142,17 @@ def _fuse(
     mode: SearchMode,
     bm25_hits: list[tuple[int, float]],
     vector_hits: list[tuple[int, float]],
-    fusion: str | None,
+    weights: tuple[float, float],
 ) -> list[_Candidate]:
     if mode is SearchMode.BM25:
         return [_Candidate(cid, score, ScoreKind.RANKING) for cid, score in bm25_hits]
     if mode is SearchMode.VECTOR:
         return [_Candidate(cid, score, ScoreKind.RELEVANCE) for cid, score in vector_hits]
-    fused = rrf([[cid for cid, _ in bm25_hits], [cid for cid, _ in vector_hits]])
+    lists = [[cid for cid, _ in bm25_hits], [cid for cid, _ in vector_hits]]
+    fused = rrf(
+        [lst for lst, w in zip(lists, weights, strict=True) if w > 0],
+        weights=[w for w in weights if w > 0],
+    )
     return [_Candidate(cid, score, ScoreKind.RANKING) for cid, score in fused]
 
 

@@ -35,6 +35,10 @@ _CJK_RUN = re.compile(f"[{_CJK_RANGES}]+")
 _TOKEN = re.compile(f"([{_CJK_RANGES}]+)|([^\\W_{_CJK_RANGES}]+)")
 
 
+def has_cjk(text: str) -> bool:
+    return _CJK_RUN.search(text) is not None
+
+
 def _bigrams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
