@@ -126,11 +126,17 @@ def _v3(conn: apsw.Connection) -> None:
     )
 
 
-MIGRATIONS: list[db.Migration] = [_v1, _v2, _v3]
+def _v4(conn: apsw.Connection) -> None:
+    # Whether agent tools (kb_manage over MCP) may add, delete and refresh items in a base.
+    # Off unless the person turns it on.
+    conn.execute("ALTER TABLE bases ADD COLUMN agent_writes INTEGER NOT NULL DEFAULT 0")
+
+
+MIGRATIONS: list[db.Migration] = [_v1, _v2, _v3, _v4]
 
 _BASE_COLUMNS = (
     "id, name, embedding_model, dimensions, rerank_model, document_count, threshold, "
-    "chunk_size, chunk_overlap, status, status_reason, created_at, updated_at"
+    "chunk_size, chunk_overlap, status, status_reason, created_at, updated_at, agent_writes"
 )
 _ITEM_COLUMNS = (
     "id, base_id, parent_id, type, source, title, relative_path, status, phase, progress, "
@@ -151,6 +157,7 @@ _BASE_UPDATABLE = frozenset(
         "threshold",
         "chunk_size",
         "chunk_overlap",
+        "agent_writes",
     }
 )
 _ITEM_UPDATABLE = frozenset(
@@ -194,6 +201,7 @@ def _base(row: Sequence[Any]) -> Base:
         status_reason=row[10],
         created_at=row[11],
         updated_at=row[12],
+        agent_writes=bool(row[13]),
     )
 
 
@@ -313,7 +321,7 @@ class Catalog:
         bid = base_id or new_id()
         try:
             self._exec(
-                f"INSERT INTO bases ({_BASE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                f"INSERT INTO bases ({_BASE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     bid,
                     name,
@@ -328,6 +336,7 @@ class Catalog:
                     None,
                     now,
                     now,
+                    0,
                 ),
             )
         except apsw.ConstraintError as exc:

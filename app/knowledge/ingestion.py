@@ -390,19 +390,23 @@ def queue_deletes(parts: EngineParts, root_ids: Sequence[str], base_id: str) -> 
         )
 
 
+def _selected(catalog: Catalog, base_id: str, item_ids: Sequence[str] | None) -> list[Item]:
+    """The named items of the base (all its roots when None); unknown ids are refused."""
+    if item_ids is None:
+        return catalog.list_items(base_id, roots_only=True)
+    found = catalog.get_items(item_ids)
+    missing = [i for i in item_ids if i not in found or found[i].base_id != base_id]
+    if missing:
+        raise TroveError(
+            ErrorCode.ITEM_NOT_FOUND, f"no such item(s) in this base: {', '.join(missing)}"
+        )
+    return [found[i] for i in item_ids]
+
+
 def delete_items(parts: EngineParts, base_id: str, item_ids: Sequence[str] | None) -> list[str]:
     """Delete items (all of the base's when None); returns the root ids queued for deletion."""
     with parts.mutex.lock(base_id):
-        if item_ids is None:
-            items = _live(parts.catalog.list_items(base_id, roots_only=True))
-        else:
-            found = parts.catalog.get_items(item_ids)
-            missing = [i for i in item_ids if i not in found or found[i].base_id != base_id]
-            if missing:
-                raise TroveError(
-                    ErrorCode.ITEM_NOT_FOUND, f"no such item(s) in this base: {', '.join(missing)}"
-                )
-            items = _live(found[i] for i in item_ids)
+        items = _live(_selected(parts.catalog, base_id, item_ids))
         if not items:
             return []
         return mark_deleting(parts, items)
@@ -453,16 +457,7 @@ def reindex(parts: EngineParts, base_id: str, item_ids: Sequence[str] | None) ->
     """Re-acquire sources and index again; refused before anything is queued when it can't run."""
     _require_usable_base(parts, base_id)
     with parts.mutex.lock(base_id):
-        if item_ids is None:
-            roots = _live(parts.catalog.list_items(base_id, roots_only=True))
-        else:
-            found = parts.catalog.get_items(item_ids)
-            missing = [i for i in item_ids if i not in found or found[i].base_id != base_id]
-            if missing:
-                raise TroveError(
-                    ErrorCode.ITEM_NOT_FOUND, f"no such item(s) in this base: {', '.join(missing)}"
-                )
-            roots = _top_roots(parts.catalog, [found[i] for i in item_ids])
+        roots = _top_roots(parts.catalog, _live(_selected(parts.catalog, base_id, item_ids)))
         check_settled(parts.catalog, roots, "reindex")
         checks = {root.id: check_source(root) for root in roots}
         gone = [r for r in roots if checks[r.id] is SourceCheck.MISSING]

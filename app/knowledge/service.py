@@ -11,7 +11,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from app.knowledge import admin, ingestion, providers_config, query
+from app.knowledge import admin, ingestion, paths, providers_config, query
 from app.knowledge.catalog import Catalog
 from app.knowledge.jobs import recovery, runner
 from app.knowledge.jobs.context import EngineParts, JobContext, ProgressCallback
@@ -19,7 +19,7 @@ from app.knowledge.jobs.extraction import Extraction, shared_pool
 from app.knowledge.layout import DataLayout
 from app.knowledge.locks import KeyedMutex
 from app.knowledge.materials import CONTAINER_TYPES
-from app.knowledge.pipeline.store.index_store import IndexStore
+from app.knowledge.pipeline.store.index_store import IndexStore, MaterialInfo
 from app.knowledge.pipeline.store.registry import StoreRegistry
 from app.knowledge.provider_errors import provider_failure
 from app.knowledge.types import (
@@ -114,6 +114,11 @@ class KnowledgeService:
     def get_base(self, base_id: str) -> Base:
         return self.catalog.require_base(base_id)
 
+    def set_agent_writes(self, base_id: str, enabled: bool) -> Base:
+        """Allow (or stop) agent tools adding, deleting and refreshing items in a base."""
+        self.catalog.require_base(base_id)
+        return self.catalog.update_base(base_id, agent_writes=int(enabled))
+
     def resolve_base(self, ref: str) -> Base:
         """A base by id, or by a name that only one base has."""
         base = self.catalog.get_base(ref)
@@ -137,6 +142,16 @@ class KnowledgeService:
 
     def get_item(self, item_id: str) -> Item:
         return self.catalog.require_item(item_id)
+
+    def find_material(self, base_id: str, relative_path: str) -> MaterialInfo | None:
+        """The indexed material at a path under raw/ (a Concept ID), if the index has one."""
+        base = self.catalog.require_base(base_id)
+        store = self._store_if_exists(base)
+        return store.material_by_path(relative_path) if store is not None else None
+
+    def material_file(self, base_id: str, relative_path: str) -> Path:
+        """The file of a material under raw/; raises UnsafePathError for anything outside it."""
+        return paths.resolve_below(self.layout.raw_dir(base_id), relative_path)
 
     def add(
         self,

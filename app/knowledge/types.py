@@ -117,6 +117,8 @@ class Base:
     status_reason: str | None
     created_at: float
     updated_at: float
+    # The person allows agent tools (kb_manage) to add, delete and refresh items.
+    agent_writes: bool = False
 
     @property
     def has_vectors(self) -> bool:

@@ -32,3 +32,38 @@ def test_many_jobs_reuse_connections(qtbot: QtBot, tmp_path: Path) -> None:
     assert len(store._readers) <= 3 + 2
     assert psutil.Process().num_fds() - fds_before < 40
     svc.close()
+
+
+_CRASHING_PARENT = """
+import os, sys
+sys.path.insert(0, {root!r})
+from app.knowledge.jobs.extraction import ExtractionPool
+from app.knowledge.pipeline.extract import chunk_document
+
+if __name__ == "__main__":
+    pool = ExtractionPool(workers=2)
+    pool.run(chunk_document, "some text", "t", (), 64, 8, cancelled=lambda: None)
+    print(" ".join(str(p) for p in pool._executor()._processes), flush=True)
+    os._exit(9)  # die without shutting the pool down, like a crash
+"""
+
+
+def test_reader_workers_exit_when_trove_dies(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "parent.py"
+    script.write_text(_CRASHING_PARENT.format(root=str(Path(__file__).resolve().parents[2])))
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    workers = [int(p) for p in out.stdout.split()]
+    assert workers, out.stderr
+    deadline = time.monotonic() + 15
+    alive = workers
+    while alive and time.monotonic() < deadline:
+        alive = [
+            p for p in workers if psutil.pid_exists(p) and psutil.Process(p).status() != "zombie"
+        ]
+        if alive:
+            time.sleep(0.2)  # polling another process's exit; there is no signal to wait on
+    assert alive == [], "reader workers outlived their parent"

@@ -15,6 +15,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol, TypeVar
@@ -40,9 +41,17 @@ class Extraction(Protocol):
     def shutdown(self) -> None: ...
 
 
+def _exit_with_parent(parent: int) -> None:
+    """A worker whose Trove died (killed, crashed) must not linger holding memory."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)
+
+
 def _worker_init(memory_limit: int) -> None:
     # Ctrl-C belongs to the main process, which shuts the pool down in order.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
     if sys.platform.startswith("linux") and memory_limit > 0:
         import resource
 
