@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import re
 import sys
 import time
@@ -17,8 +18,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from app import __version__
+from app.knowledge.doctor import Problem
 from app.knowledge.ingestion import OnConflict
-from app.knowledge.layout import resolve_home
+from app.knowledge.layout import HOME_ENV, resolve_home
 from app.knowledge.materials import CONTAINER_TYPES
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import (
@@ -219,6 +221,28 @@ def cmd_delete(svc: KnowledgeService, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_base_set(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    base = svc.resolve_base(args.base)
+    if args.agent_writes is None:
+        print("error: nothing to set; e.g. --agent-writes on", file=sys.stderr)
+        return EXIT_USAGE
+    base = svc.set_agent_writes(base.id, args.agent_writes == "on")
+    state = "on" if base.agent_writes else "off"
+    print(f"agent writes {state} for knowledge base {base.name!r} ({base.id})", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_mcp(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    # Imported here: only this command needs the MCP SDK.
+    from app.mcp_server import client_config_json, serve
+
+    if args.print_config:
+        explicit = args.home or os.environ.get(HOME_ENV)
+        print(client_config_json(svc.layout.home if explicit else None))
+        return EXIT_OK
+    return serve(svc)
+
+
 def cmd_base_delete(svc: KnowledgeService, args: argparse.Namespace) -> int:
     base = svc.resolve_base(args.base)
     svc.delete_base(base.id)
@@ -235,6 +259,35 @@ def cmd_restore(svc: KnowledgeService, args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return _process_and_report(svc, base, None, wait=True, errors=False)
+
+
+def cmd_doctor(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    base_id = svc.resolve_base(args.base).id if args.base else None
+    result = svc.doctor(base_id, repair=args.repair)
+    if args.json:
+        _print_json(result.to_json())
+        return EXIT_OK if result.clean else EXIT_FAILED
+    report = result.report
+    print(f"checked {len(report.bases)} knowledge base(s): {len(report.problems)} problem(s)")
+    _print_problems(report.problems)
+    if result.after is not None:
+        for repair in result.repairs:
+            where = f" item {repair.item_id}" if repair.item_id else ""
+            print(f"repaired {repair.code} (base {repair.base_id or '-'}{where}): {repair.action}")
+        remaining = result.after.problems
+        print(f"after repair: {len(remaining)} problem(s)")
+        _print_problems(remaining)
+    elif any(p.repairable for p in report.problems):
+        fixable = sum(1 for p in report.problems if p.repairable)
+        print(f"{fixable} of them can be repaired: trove doctor --repair", file=sys.stderr)
+    return EXIT_OK if result.clean else EXIT_FAILED
+
+
+def _print_problems(problems: Sequence[Problem]) -> None:
+    for p in problems:
+        where = f"base {p.base_id or '-'}" + (f" item {p.item_id}" if p.item_id else "")
+        fix = "repairable" if p.repairable else "not repairable"
+        print(f"  {p.code} ({where}; {fix}): {p.detail}")
 
 
 def cmd_status(svc: KnowledgeService, args: argparse.Namespace) -> int:
@@ -513,6 +566,14 @@ def build_parser() -> argparse.ArgumentParser:
     bdelete = base_cmds.add_parser("delete", help="delete a knowledge base and all its files")
     bdelete.add_argument("base", metavar="BASE")
     bdelete.set_defaults(func=cmd_base_delete)
+    bset = base_cmds.add_parser("set", help="change a knowledge base's settings")
+    bset.add_argument("base", metavar="BASE", help="base id or unique name")
+    bset.add_argument(
+        "--agent-writes",
+        choices=["on", "off"],
+        help="let agent tools (trove mcp: kb_manage) add, delete and refresh items",
+    )
+    bset.set_defaults(func=cmd_base_set)
     blist = base_cmds.add_parser("list", help="list knowledge bases")
     blist.add_argument("--json", action="store_true")
     blist.set_defaults(func=cmd_base_list)
@@ -605,6 +666,26 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument("base", metavar="BASE")
     status.add_argument("--watch", action="store_true", help="refresh until nothing is in progress")
     status.set_defaults(func=cmd_status)
+
+    doctor = commands.add_parser(
+        "doctor", help="check that the catalog, indexes and stored files agree"
+    )
+    doctor.add_argument("base", metavar="BASE", nargs="?", help="one base (default: all)")
+    doctor.add_argument(
+        "--repair", action="store_true", help="fix what can be fixed, then check again"
+    )
+    doctor.add_argument("--json", action="store_true")
+    doctor.set_defaults(func=cmd_doctor)
+
+    mcp = commands.add_parser(
+        "mcp", help="serve the agent tools (kb_search, kb_read, ...) over MCP on stdio"
+    )
+    mcp.add_argument(
+        "--print-config",
+        action="store_true",
+        help="print the JSON that tells an MCP client (e.g. Claude Desktop) how to start this",
+    )
+    mcp.set_defaults(func=cmd_mcp)
 
     search = commands.add_parser("search", help="search a knowledge base")
     search.add_argument("base", metavar="BASE", help="base id or unique name")

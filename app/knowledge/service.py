@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from app.knowledge import admin, ingestion, paths, providers_config, query
+from app.knowledge import doctor as integrity
 from app.knowledge.catalog import Catalog
 from app.knowledge.jobs import recovery, runner
 from app.knowledge.jobs.context import EngineParts, JobContext, ProgressCallback
@@ -204,6 +205,11 @@ class KnowledgeService:
     def recover(self) -> recovery.RecoveryReport:
         """Startup recovery: fail interrupted items, resume deletions."""
         return recovery.recover(self.parts)
+
+    def doctor(self, base_id: str | None = None, repair: bool = False) -> integrity.DoctorResult:
+        """Check that catalog, indexes and raw/ files agree (one base, or all when None);
+        with `repair`, fix what can be fixed and check again."""
+        return integrity.run(self.parts, base_id, repair=repair)
 
     def run_pending_jobs(
         self, base_id: str | None = None, progress: ProgressCallback | None = None

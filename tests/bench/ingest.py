@@ -94,6 +94,37 @@ def _peak_rss_mb(who: int = resource.RUSAGE_SELF) -> float:
     return round(peak / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
 
 
+class _FamilyRss:
+    """Samples the RSS of this process plus its reader workers; keeps the largest sum."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        import psutil
+
+        me = psutil.Process()
+        while not self._stop.wait(0.2):
+            total = me.memory_info().rss
+            for child in me.children(recursive=True):
+                try:
+                    total += child.memory_info().rss
+                except psutil.Error:
+                    pass
+            self.peak = max(self.peak, total)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
 def run_trove(corpus: Path, home: Path) -> dict[str, object]:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from app.knowledge.jobs.extraction import default_workers, shared_pool
@@ -102,6 +133,8 @@ def run_trove(corpus: Path, home: Path) -> dict[str, object]:
 
     service = KnowledgeService(home)
     base = service.create_base("bench")
+    sampler = _FamilyRss()
+    sampler.start()
     started = time.perf_counter()
     report = service.add(base.id, [corpus])
     run_until_drained(service)
@@ -111,6 +144,7 @@ def run_trove(corpus: Path, home: Path) -> dict[str, object]:
     failed = [i for i in leaves if i.status != "completed"]
     chunks = service.parts.stores.get(base.id).chunk_count()
     service.close()
+    sampler.stop()
     shared_pool().shutdown()  # so the reader workers' peak memory is counted below
     return {
         "seconds": seconds,
@@ -120,6 +154,7 @@ def run_trove(corpus: Path, home: Path) -> dict[str, object]:
         "added_roots": len(report.added),
         "peak_rss_mb": _peak_rss_mb(),
         "worker_peak_rss_mb": _peak_rss_mb(resource.RUSAGE_CHILDREN),
+        "family_peak_rss_mb": round(sampler.peak / 1e6, 1),
         "workers": default_workers(),
     }
 
@@ -209,6 +244,7 @@ def main() -> None:
                     "failed": trove["failed"],
                     "peak_rss_mb": trove["peak_rss_mb"],
                     "reader_worker_peak_rss_mb": trove["worker_peak_rss_mb"],
+                    "peak_rss_with_workers_mb": trove["family_peak_rss_mb"],
                     "reader_workers": trove["workers"],
                 },
                 "reference": {

@@ -24,6 +24,7 @@ import os
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -53,11 +54,16 @@ class CachedEmbedder:
         self._db = apsw.Connection(str(CACHE))
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS v (key TEXT PRIMARY KEY, vec BLOB NOT NULL)")
+        self._lock = threading.Lock()  # several indexing jobs embed at once
 
     def _key(self, text: str) -> str:
         return hashlib.sha256(f"{self.model_id}\0{text}".encode()).hexdigest()
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        with self._lock:
+            return self._embed(texts)
+
+    def _embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         keys = [self._key(t) for t in texts]
         found: dict[str, bytes] = {}
         for start in range(0, len(keys), 500):

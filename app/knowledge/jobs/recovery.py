@@ -35,7 +35,8 @@ class RecoveryReport:
     resumed_deletions: int = 0
 
 
-def _job_items(job: Job) -> set[str]:
+def job_items(job: Job) -> set[str]:
+    """The item ids a job works on: its own item and the roots in its payload."""
     ids = {job.item_id} if job.item_id else set()
     roots = job.payload.get("roots")
     if isinstance(roots, list):
@@ -57,8 +58,8 @@ def recover(parts: EngineParts) -> RecoveryReport:
             report.abandoned_jobs += 1
 
     live = catalog.list_jobs(statuses=("queued", "running"))
-    busy = set().union(*(_job_items(j) for j in live)) if live else set()
-    deleting_jobs = {i for j in live if j.kind == JobKind.DELETE_SUBTREE for i in _job_items(j)}
+    busy = set().union(*(job_items(j) for j in live)) if live else set()
+    deleting_jobs = {i for j in live if j.kind == JobKind.DELETE_SUBTREE for i in job_items(j)}
 
     for base in catalog.list_bases():
         with parts.mutex.lock(base.id):

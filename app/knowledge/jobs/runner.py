@@ -14,6 +14,7 @@ from app.knowledge.jobs import delete_subtree, index_documents, prepare_root, re
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.errors import CancelReason, ItemFailure, JobCancelled, RetryableFailure
 from app.knowledge.jobs.kinds import POLICIES, JobKind, Recovery
+from app.knowledge.jobs.owner import current_owner
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.types import ErrorCode, ItemStatus
 
@@ -109,7 +110,8 @@ def drain(
     ran = 0
     catalog = ctx.parts.catalog
     while True:
-        job = catalog.claim_next_job(base_id, now=clock())
+        # Claimed in this process's name, so another process's recovery leaves it alone.
+        job = catalog.claim_next_job(base_id, now=clock(), owner=current_owner())
         if job is None:
             due = catalog.next_due_time(base_id)
             if due is None:

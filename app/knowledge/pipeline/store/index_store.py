@@ -31,6 +31,15 @@ TITLE_WEIGHT = 2.0
 BODY_WEIGHT = 1.0
 
 
+# Contentless: the text lives in `chunks`; the FTS table holds only the index (rowid = chunk id).
+FTS_TABLE_SQL = """
+    CREATE VIRTUAL TABLE chunks_fts USING fts5(
+        body, title, content='', contentless_delete=1,
+        tokenize='porter unicode61 remove_diacritics 2'
+    )
+"""
+
+
 def _v1(conn: apsw.Connection) -> None:
     conn.execute(
         """
@@ -58,13 +67,10 @@ def _v1(conn: apsw.Connection) -> None:
         CREATE INDEX chunks_material ON chunks(material_id, seq);
         CREATE INDEX chunks_item ON chunks(item_id);
         CREATE INDEX chunks_hash ON chunks(text_hash);
-        CREATE VIRTUAL TABLE chunks_fts USING fts5(
-            body, title, content='', contentless_delete=1,
-            tokenize='porter unicode61 remove_diacritics 2'
-        );
         INSERT INTO meta VALUES ('vector_epoch', '0');
         """
     )
+    conn.execute(FTS_TABLE_SQL)
 
 
 MIGRATIONS: list[db.Migration] = [_v1]
@@ -106,6 +112,26 @@ class MaterialInfo:
     title: str
     char_count: int
     chunk_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkOwner:
+    """Who a chunk row belongs to: its own item id and its material's (None: no material)."""
+
+    chunk_id: int
+    item_id: str
+    material_item_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class IndexSnapshot:
+    """The rows the integrity checker compares, read in one snapshot."""
+
+    materials: list[MaterialInfo]
+    chunks: list[ChunkOwner]
+    fts_rowids: set[int]
+    # None when the index has no vector table.
+    vector_rowids: set[int] | None
 
 
 def index_path(base_dir: Path) -> Path:
@@ -463,3 +489,104 @@ class IndexStore:
             r[0] for r in self._reader().execute("PRAGMA integrity_check") if r[0] != "ok"
         ]
         return [str(p) for p in problems]
+
+    # -- integrity (trove doctor) -------------------------------------------------------
+
+    def integrity_snapshot(self) -> IndexSnapshot:
+        """Materials, chunk owners, FTS rowids and vector rowids, all from one read snapshot."""
+        conn = self._reader()
+        with conn:  # one read transaction: the four lists agree with each other
+            materials = [
+                MaterialInfo(r[0], r[1], r[2], int(r[3]), int(r[4]))
+                for r in conn.execute(
+                    "SELECT m.item_id, m.relative_path, m.title, m.char_count, "
+                    "(SELECT count(*) FROM chunks c WHERE c.material_id = m.id) FROM materials m"
+                )
+            ]
+            chunks = [
+                ChunkOwner(int(r[0]), str(r[1]), None if r[2] is None else str(r[2]))
+                for r in conn.execute(
+                    "SELECT c.id, c.item_id, m.item_id FROM chunks c "
+                    "LEFT JOIN materials m ON m.id = c.material_id"
+                )
+            ]
+            fts = {int(r[0]) for r in conn.execute("SELECT rowid FROM chunks_fts")}
+            vectors: set[int] | None = None
+            if self._has_vector_table(conn):
+                vectors = {int(r[0]) for r in conn.execute("SELECT rowid FROM vectors")}
+        return IndexSnapshot(materials, chunks, fts, vectors)
+
+    def fts_integrity_check(self) -> list[str]:
+        """FTS5's own 'integrity-check' of the full-text index ([] when it passes)."""
+        with self._write_lock:
+            try:
+                self._writer.execute(
+                    "INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')"
+                )
+            except apsw.Error as exc:
+                return [f"{type(exc).__name__}: {exc}"]
+        return []
+
+    def delete_chunk_rows(self, chunk_ids: Iterable[int]) -> int:
+        """Remove chunk rows (and their FTS rows and vectors) that belong to no material."""
+        ids = sorted(set(chunk_ids))
+        if not ids:
+            return 0
+        with self._write_lock:
+            with self._writer:
+                with_vectors = self._has_vector_table(self._writer)
+                for chunk_id in ids:
+                    self._writer.execute("DELETE FROM chunks_fts WHERE rowid = ?", (chunk_id,))
+                    if with_vectors:
+                        self._writer.execute("DELETE FROM vectors WHERE rowid = ?", (chunk_id,))
+                    self._writer.execute("DELETE FROM chunks WHERE id = ?", (chunk_id,))
+                self._bump_epoch()
+            self._forget_vector_mirror()
+        return len(ids)
+
+    def delete_vector_rows(self, rowids: Iterable[int]) -> int:
+        """Remove vectors whose chunk row is gone."""
+        ids = sorted(set(rowids))
+        if not ids:
+            return 0
+        with self._write_lock:
+            with self._writer:
+                if not self._has_vector_table(self._writer):
+                    return 0
+                for rowid in ids:
+                    self._writer.execute("DELETE FROM vectors WHERE rowid = ?", (rowid,))
+                self._bump_epoch()
+            self._forget_vector_mirror()
+        return len(ids)
+
+    def rebuild_fts(self) -> int:
+        """Rewrite the whole full-text index from the chunk rows (as rebuild_material writes
+        them: body tokens of the chunk, title tokens of its material); returns rows written."""
+        with self._write_lock, self._writer:
+            # Dropped and created again, which also clears an index too damaged to delete
+            # from. Not FTS5's 'delete-all': other connections keep a cached structure of
+            # the table after it and then read it as corrupt (SQLite 3.54); a schema change
+            # makes every connection load the table afresh.
+            self._writer.execute("DROP TABLE chunks_fts")
+            self._writer.execute(FTS_TABLE_SQL)
+            written = 0
+            titles: dict[int, str] = {}
+            rows: list[tuple[Any, ...]] = self._writer.execute(
+                "SELECT c.id, c.text, m.id, m.title FROM chunks c "
+                "JOIN materials m ON m.id = c.material_id ORDER BY c.id"
+            ).fetchall()
+            for row in rows:
+                chunk_id, text, material_id, title = int(row[0]), str(row[1]), int(row[2]), row[3]
+                if material_id not in titles:
+                    titles[material_id] = index_text(str(title))
+                self._writer.execute(
+                    "INSERT INTO chunks_fts (rowid, body, title) VALUES (?,?,?)",
+                    (chunk_id, index_text(text), titles[material_id]),
+                )
+                written += 1
+        return written
+
+    def _forget_vector_mirror(self) -> None:
+        """Drop the in-memory vector index; the next search reloads it from the table."""
+        with self._vectors_lock:
+            self._vectors = None
