@@ -17,6 +17,7 @@ MB/s, and Trove's throughput as a fraction of the reference's.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -111,10 +112,8 @@ class _FamilyRss:
         while not self._stop.wait(0.2):
             total = me.memory_info().rss
             for child in me.children(recursive=True):
-                try:
+                with contextlib.suppress(psutil.Error):  # a worker that just exited
                     total += child.memory_info().rss
-                except psutil.Error:
-                    pass
             self.peak = max(self.peak, total)
 
     def start(self) -> None:
