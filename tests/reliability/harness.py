@@ -21,8 +21,10 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 import apsw
 
@@ -61,6 +63,13 @@ _KIND_ORDER = ("delete-subtree", "reindex-subtree", "prepare-root", "index-docum
 
 def _word(rng: random.Random, length: int) -> str:
     return "".join(rng.choice("bcdfghjklmnprstvz") + rng.choice("aeiou") for _ in range(length))
+
+
+def _wait_any(procs: Iterable[subprocess.Popen[bytes]], seconds: float) -> None:
+    """Sleep `seconds`, or less once every process has ended."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and any(p.poll() is None for p in procs):
+        time.sleep(min(0.01, max(0.0, deadline - time.monotonic())))
 
 
 def make_corpus(folder: Path, seed: int = 7) -> dict[str, str]:
@@ -138,7 +147,9 @@ class Tally:
 
 
 class CrashHarness:
-    def __init__(self, workdir: Path, api: FakeApi, *, seed: int = 1) -> None:
+    def __init__(
+        self, workdir: Path, api: FakeApi, *, seed: int = 1, pair_share: float = 0.2
+    ) -> None:
         self.home = workdir / "home"
         self.corpus = workdir / "corpus"
         self.logs = workdir / "logs"
@@ -146,6 +157,7 @@ class CrashHarness:
         self.words = make_corpus(self.corpus)
         self.api = api
         self.rng = random.Random(seed)
+        self.pair_share = pair_share  # rounds that run two processes at once
         self.typical: dict[str, float] = {}
         self.env = {k: v for k, v in os.environ.items() if k != "TROVE_HOME"}
         self.env.update({KEY_ENV: KEY, "QT_QPA_PLATFORM": "offscreen"})
@@ -181,18 +193,10 @@ class CrashHarness:
         started = time.monotonic()
         killed = False
         with log.open("wb") as out:
-            proc = subprocess.Popen(
-                self.command(action),
-                cwd=ROOT,
-                env=self.env,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=out,
-                start_new_session=True,
-            )
+            proc = self._spawn(action, out)
             try:
                 if kill_after is None:
-                    proc.wait(timeout=120)
+                    proc.wait(timeout=25)
                 elif self._wait_for_moment(proc, kill_after, trigger):
                     # The CLI and its reader workers share the session's process group.
                     os.killpg(proc.pid, signal.SIGKILL)
@@ -207,6 +211,62 @@ class CrashHarness:
             detail = log.read_text(encoding="utf-8", errors="replace")[-2000:]
             outcome.phase = "finished"
             outcome.violations.append(f"{action} exited {proc.returncode} unkilled: {detail}")
+        return outcome
+
+    def _spawn(self, action: str, out: IO[bytes]) -> subprocess.Popen[bytes]:
+        # Its own session: one killpg reaches the CLI and its reader workers.
+        return subprocess.Popen(
+            self.command(action),
+            cwd=ROOT,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=out,
+            start_new_session=True,
+        )
+
+    def run_pair(self) -> Outcome:
+        """`add` and, a little later, `delete --all` in a second process (the GUI and a
+        terminal on one data dir); each is killed at a random moment or left to finish."""
+        t_add, t_delete = self.typical["add"], self.typical["delete"]
+        second_at = self.rng.uniform(0.0, t_add)
+        plan = {
+            "add": self.rng.uniform(0.0, t_add) if self.rng.random() < 0.7 else None,
+            "delete": second_at + self.rng.uniform(0.0, t_delete)
+            if self.rng.random() < 0.7
+            else None,
+        }
+        procs: dict[str, subprocess.Popen[bytes]] = {}
+        killed: set[str] = set()
+        started = time.monotonic()
+        with (
+            (self.logs / "pair-add.log").open("wb") as out_a,
+            (self.logs / "pair-delete.log").open("wb") as out_d,
+        ):
+            try:
+                procs["add"] = self._spawn("add", out_a)
+                events = sorted(
+                    [(second_at, "start", "delete")]
+                    + [(at, "kill", name) for name, at in plan.items() if at is not None]
+                )
+                for at, what, name in events:
+                    left = started + at - time.monotonic()
+                    if left > 0:
+                        _wait_any(procs.values(), left)
+                    if what == "start":
+                        procs[name] = self._spawn(name, out_d)
+                    elif name in procs and procs[name].poll() is None:
+                        os.killpg(procs[name].pid, signal.SIGKILL)
+                        killed.add(name)
+                for proc in procs.values():
+                    proc.wait(timeout=25)
+            finally:
+                for proc in procs.values():
+                    if proc.poll() is None:
+                        os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+        outcome = Outcome("add+delete", bool(killed), second_at, time.monotonic() - started, None)
+        outcome.phase = "pair:" + ("+".join(sorted(killed)) + " killed" if killed else "finished")
         return outcome
 
     def _wait_for_moment(self, proc: subprocess.Popen[bytes], delay: float, trigger: str) -> bool:
@@ -261,6 +321,12 @@ class CrashHarness:
         return "reindex" if roll < 0.45 else "delete" if roll < 0.8 else "add"
 
     def round(self) -> tuple[Outcome, RecoveryReport | None]:
+        if self.rng.random() < self.pair_share:
+            outcome = self.run_pair()
+            recovered, violations, stuck = self.recover_and_check()
+            outcome.violations.extend(violations)
+            outcome.stuck = stuck
+            return outcome, recovered
         action = self.next_action()
         if self.rng.random() < 0.5:
             # Anywhere between the start and the typical run time (most land in start-up
