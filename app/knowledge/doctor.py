@@ -204,9 +204,27 @@ def check(
         return report
     for base in bases:
         report.bases.append(base.id)
-        with parts.mutex.lock(base.id):
-            report.problems.extend(_inspect_base(parts, base, now, tmp_grace).problems)
+        report.problems.extend(_inspect_locked(parts, base, now, tmp_grace).problems)
     return report
+
+
+def _inspect_locked(
+    parts: EngineParts, base: Base, now: float | None, tmp_grace: float
+) -> _Findings:
+    """Check a base under its mutex; a database that cannot be read is reported, not raised."""
+    with parts.mutex.lock(base.id):
+        try:
+            return _inspect_base(parts, base, now, tmp_grace)
+        except apsw.Error as exc:
+            found = _Findings()
+            found.add(
+                Code.SQLITE_CORRUPT,
+                base.id,
+                None,
+                f"checking the base failed: {type(exc).__name__}: {exc}",
+                repairable=False,
+            )
+            return found
 
 
 # -- catalog-wide checks ---------------------------------------------------------------------
@@ -270,7 +288,6 @@ class _Findings:
     orphan_files: list[str] = field(default_factory=list)
     damaged_items: dict[str, Code] = field(default_factory=dict)
     chunk_counts: dict[str, int] = field(default_factory=dict)
-    stale: bool = False
 
     def add(
         self, code: Code, base_id: str, item_id: str | None, detail: str, repairable: bool = True
@@ -335,7 +352,6 @@ def _check_running(
                 and states.aggregate_status(children[item.id]) is ItemStatus.PROCESSING
             ):
                 continue  # a folder or sitemap waiting on its children
-            found.stale = True
             found.add(
                 Code.STALE_RUNNING_ITEM,
                 base.id,
@@ -348,7 +364,6 @@ def _check_running(
             parent = by_id.get(item.parent_id or "")
             if parent is not None and parent.status is ItemStatus.DELETING:
                 continue  # reported with its deleting ancestor, whose deletion covers it
-            found.stale = True
             found.add(
                 Code.STALE_DELETING_ITEM,
                 base.id,
@@ -619,7 +634,10 @@ def _repair(
     for base in bases:
         with parts.mutex.lock(base.id):
             # Checked again under the mutex: act only on what is still true now.
-            found = _inspect_base(parts, base, now, tmp_grace)
+            try:
+                found = _inspect_base(parts, base, now, tmp_grace)
+            except apsw.Error:
+                continue  # unreadable: reported by the check, nothing to repair safely
             repairs.extend(_repair_base(parts, base, found))
     if base_id is None:
         repairs.extend(_remove_orphan_jobs(parts))

@@ -217,8 +217,16 @@ class JobExecutor(QObject):
             touched.add(job.base_id)
         for base_id in touched:
             self._emit_queue(base_id)
-        if not self._running and not self._service.catalog.count_live_jobs():
+        if self._running:
+            return
+        queued, running = self._service.catalog.job_counts()
+        if not queued and not running:
             self.drained.emit()
+        elif running and not self._due_timer.isActive():
+            # Jobs marked running by another process: if that process died, recovery
+            # (which checks owners) releases them; otherwise look again shortly.
+            self._service.recover()
+            self._due_timer.start(2000)
 
     def shutdown(self, timeout_ms: int = 30_000) -> bool:
         """Ask running jobs to stop at their next step and wait for them."""

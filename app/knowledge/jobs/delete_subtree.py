@@ -15,6 +15,7 @@ from pathlib import Path
 from app.knowledge import paths
 from app.knowledge.catalog import Job
 from app.knowledge.jobs.context import JobContext
+from app.knowledge.jobs.index_documents import remove_temp_files
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.materials import CONTAINER_TYPES, stored_files
 from app.knowledge.types import Item, ItemStatus
@@ -80,6 +81,10 @@ def _delete_files(raw: Path, item: Item) -> None:
             log.error("item %s has an unsafe material path %r; not deleting it", item.id, rel)
             continue
         path.unlink(missing_ok=True)
+    # Leftovers of writes a crash cut short; a write still in flight for the item fails
+    # harmlessly (it is on its way out).
+    remove_temp_files(raw, item)
+    for rel in stored_files(item):
         _remove_empty_dirs(raw, str(Path(rel).parent) if "/" in rel else "")
 
 

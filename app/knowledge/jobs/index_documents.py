@@ -20,9 +20,14 @@ import numpy as np
 from app.knowledge import paths
 from app.knowledge.catalog import Job
 from app.knowledge.jobs.context import JobContext
-from app.knowledge.jobs.errors import ItemFailure, RetryableFailure
+from app.knowledge.jobs.errors import (
+    CancelReason,
+    ItemFailure,
+    JobCancelled,
+    RetryableFailure,
+)
 from app.knowledge.jobs.parents import settle_parent
-from app.knowledge.materials import material_path
+from app.knowledge.materials import material_path, stored_files
 from app.knowledge.pipeline.extract import Extracted, ExtractFailure, chunk_document, extract_file
 from app.knowledge.pipeline.indexing.chunker import Chunk
 from app.knowledge.pipeline.readers.errors import ReaderError
@@ -30,7 +35,15 @@ from app.knowledge.pipeline.sources.snapshot import page_document
 from app.knowledge.pipeline.sources.web import FetchError, fetch_url
 from app.knowledge.pipeline.store.index_store import ChunkRecord, DimensionMismatchError
 from app.knowledge.pipeline.store.vector_index import FloatMatrix
-from app.knowledge.types import Base, ErrorCode, Item, ItemPhase, ItemStatus, ItemType
+from app.knowledge.types import (
+    Base,
+    ErrorCode,
+    Item,
+    ItemPhase,
+    ItemStatus,
+    ItemType,
+    TroveError,
+)
 from app.providers.interfaces import ProviderError
 
 log = logging.getLogger(__name__)
@@ -40,10 +53,39 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
+TEMP_SUFFIX = ".part"
+
+
+def temp_prefix(target: Path) -> str:
+    """How the temporary files of writes to `target` start (beside it, in its folder).
+
+    Named after the target, so the leftovers of a write that a crash cut short can be
+    found and removed with their item (recovery, deletion); a hash keeps the name short.
+    """
+    return ".tmp-" + hashlib.sha256(target.name.encode("utf-8")).hexdigest()[:12] + "-"
+
+
+def remove_temp_files(raw: Path, item: Item) -> int:
+    """Remove what interrupted writes of the item's files left under raw/; returns how many.
+
+    Only for an item no live job works on: its writes cannot be in flight.
+    """
+    removed = 0
+    for rel in stored_files(item):
+        try:
+            target = paths.resolve_below(raw, rel)
+        except paths.UnsafePathError:
+            continue
+        for leftover in target.parent.glob(temp_prefix(target) + "*" + TEMP_SUFFIX):
+            leftover.unlink(missing_ok=True)
+            removed += 1
+    return removed
+
+
 def write_material(target: Path, text: str) -> None:
     """Write atomically: a crash leaves the old material or the new one, never half."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".part")
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=temp_prefix(target), suffix=TEMP_SUFFIX)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
@@ -56,7 +98,7 @@ def write_material(target: Path, text: str) -> None:
 def copy_file(source: Path, target: Path) -> None:
     """Copy atomically, like write_material."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".part")
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=temp_prefix(target), suffix=TEMP_SUFFIX)
     os.close(fd)
     try:
         shutil.copyfile(source, tmp)
@@ -142,8 +184,19 @@ def _index(ctx: JobContext, base: Base, item: Item, got: Acquired) -> None:
             )
         except DimensionMismatchError as exc:
             raise ItemFailure(ErrorCode.EMBEDDING_FAILED, str(exc)) from exc
-        parts.catalog.update_item(item.id, chunk_count=len(records), title=got.title)
-        parts.catalog.set_item_status(item.id, ItemStatus.COMPLETED)
+        try:
+            parts.catalog.update_item(item.id, chunk_count=len(records), title=got.title)
+            parts.catalog.set_item_status(item.id, ItemStatus.COMPLETED)
+        except TroveError:
+            # The mutex is per process: another Trove process may have marked the item
+            # deleting (or removed it) since the check above, its deletion finding nothing
+            # to remove yet. Take back what was written, or it stays orphaned in the index.
+            current = parts.catalog.get_item(item.id)
+            if current is not None and current.status is not ItemStatus.DELETING:
+                raise
+            store.delete_material(item.id)
+            _forget_if_gone(ctx, item, got)
+            raise JobCancelled(CancelReason.ITEM_GONE) from None
         settle_parent(parts.catalog, item.parent_id)
 
 

@@ -4,7 +4,8 @@
   go back to the queue; `abandon` jobs are dropped, so paid embedding work is never
   silently spent again.
 - Items left preparing/processing with no live job fail with INDEXING_INTERRUPTED (they
-  can be reindexed by hand); folder and sitemap roots settle to their children's aggregate.
+  can be reindexed by hand), and temporary files of their interrupted writes are removed;
+  folder and sitemap roots settle to their children's aggregate.
 - Items left deleting without a live delete job get one again, in groups of 500 roots.
 """
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from app.knowledge.catalog import Job
 from app.knowledge.ingestion import queue_deletes
 from app.knowledge.jobs.context import EngineParts
+from app.knowledge.jobs.index_documents import remove_temp_files
 from app.knowledge.jobs.kinds import POLICIES, JobKind, Recovery
 from app.knowledge.jobs.owner import owner_alive
 from app.knowledge.jobs.parents import settle_parent
@@ -78,6 +80,8 @@ def recover(parts: EngineParts) -> RecoveryReport:
                     error_code=ErrorCode.INDEXING_INTERRUPTED,
                     error_message=INTERRUPTED_MESSAGE,
                 )
+                # A write cut short by the crash leaves a temporary file beside its target.
+                remove_temp_files(parts.layout.raw_dir(base.id), item)
                 report.interrupted_items += 1
                 if item.parent_id:
                     to_settle.append(item.parent_id)
