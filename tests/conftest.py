@@ -8,6 +8,7 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from app.knowledge.jobs.extraction import InlineExtraction
 from app.knowledge.service import KnowledgeService
 from tests.fakes import FakeModels
 
@@ -22,6 +23,16 @@ def home(tmp_path: Path) -> Path:
 @pytest.fixture
 def models() -> FakeModels:
     return FakeModels()
+
+
+@pytest.fixture
+def svc(tmp_path: Path) -> Iterator[KnowledgeService]:
+    """A service with fake models that reads documents in-process (fast, no workers)."""
+    service = KnowledgeService(
+        tmp_path / "home", models=FakeModels(), extraction=InlineExtraction()
+    )
+    yield service
+    service.close()
 
 
 @pytest.fixture

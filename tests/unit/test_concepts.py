@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,22 +26,12 @@ from app.knowledge.jobs.extraction import InlineExtraction
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import Base, BaseStatus, ItemStatus, ScoreKind, SearchResult
 from tests.conftest import write_files
-from tests.fakes import FakeModels
 
 GARDEN = {
     "garden/tomatoes.txt": "Tomatoes need full sun.\nWater them in summer.\nStake the tall ones.\n",
     "garden/roses.md": "# Roses\n\nPrune roses in late winter.\nFeed roses compost in spring.\n",
     "kitchen/bread.txt": "A sourdough starter needs flour, water and patience.\r\nBake hot.\r\n",
 }
-
-
-@pytest.fixture
-def svc(tmp_path: Path) -> Iterator[KnowledgeService]:
-    service = KnowledgeService(
-        tmp_path / "home", models=FakeModels(), extraction=InlineExtraction()
-    )
-    yield service
-    service.close()
 
 
 @pytest.fixture

@@ -8,11 +8,9 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import apsw
-import pytest
 
 from app.knowledge import db, paths
 from app.knowledge.doctor import Code, DoctorReport
@@ -34,15 +32,6 @@ DOCS = {
     "echo.txt": "Echoword sounds again and again.\n",
     "foxtrot.md": "# Foxtrot\n\nFoxtrotword dances.\n",
 }
-
-
-@pytest.fixture
-def svc(tmp_path: Path) -> Iterator[KnowledgeService]:
-    service = KnowledgeService(
-        tmp_path / "home", models=FakeModels(), extraction=InlineExtraction()
-    )
-    yield service
-    service.close()
 
 
 def _indexed(svc: KnowledgeService, tmp_path: Path, **base_args: str) -> str:
