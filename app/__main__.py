@@ -3,7 +3,7 @@
 import multiprocessing
 import sys
 
-from app.cli import main
+from app.main import main
 
 if __name__ == "__main__":
     # Readers run in worker processes; a frozen build must let them start.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import shutil
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -52,6 +53,27 @@ def check_reranker(parts: EngineParts, model_id: str) -> None:
         raise provider_failure(exc, ErrorCode.MODEL_NOT_AVAILABLE) from exc
 
 
+def _check_name(name: str) -> str:
+    name = name.strip()
+    if not name:
+        raise TroveError(ErrorCode.INVALID_ARGUMENT, "a knowledge base needs a name")
+    return name
+
+
+def _check_settings(
+    document_count: int, threshold: float | None, chunk_size: int, chunk_overlap: int
+) -> None:
+    if not 0 <= chunk_overlap < chunk_size:
+        raise TroveError(
+            ErrorCode.INVALID_ARGUMENT,
+            "chunk overlap must be at least 0 and less than the chunk size",
+        )
+    if not 1 <= document_count <= 200:
+        raise TroveError(ErrorCode.INVALID_ARGUMENT, "the document count must be between 1 and 200")
+    if threshold is not None and not 0.0 <= threshold <= 1.0:
+        raise TroveError(ErrorCode.INVALID_ARGUMENT, "the threshold must be between 0 and 1")
+
+
 def create_base(
     parts: EngineParts,
     name: str,
@@ -63,18 +85,8 @@ def create_base(
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
 ) -> Base:
-    name = name.strip()
-    if not name:
-        raise TroveError(ErrorCode.INVALID_ARGUMENT, "a knowledge base needs a name")
-    if not 0 <= chunk_overlap < chunk_size:
-        raise TroveError(
-            ErrorCode.INVALID_ARGUMENT,
-            "chunk overlap must be at least 0 and less than the chunk size",
-        )
-    if not 1 <= document_count <= 200:
-        raise TroveError(ErrorCode.INVALID_ARGUMENT, "the document count must be between 1 and 200")
-    if threshold is not None and not 0.0 <= threshold <= 1.0:
-        raise TroveError(ErrorCode.INVALID_ARGUMENT, "the threshold must be between 0 and 1")
+    name = _check_name(name)
+    _check_settings(document_count, threshold, chunk_size, chunk_overlap)
     # Slow provider checks happen before anything is written, so a failure leaves nothing.
     dimensions = probe_dimensions(parts, embedding_model) if embedding_model else None
     if rerank_model:
@@ -104,6 +116,41 @@ def create_base(
         parts.catalog.delete_base_row(base_id)
         raise
     return base
+
+
+# Settings that change without touching indexed content; the embedding model is not one of
+# them (changing it means rebuild_from_copies).
+UNCHANGED: Any = object()
+
+
+def update_base(
+    parts: EngineParts,
+    base_id: str,
+    *,
+    name: str = UNCHANGED,
+    rerank_model: str | None = UNCHANGED,
+    document_count: int = UNCHANGED,
+    threshold: float | None = UNCHANGED,
+    chunk_size: int = UNCHANGED,
+    chunk_overlap: int = UNCHANGED,
+) -> Base:
+    """Rename a base or change its retrieval settings; chunking changes apply to new content."""
+    base = parts.catalog.require_base(base_id)
+    merged: dict[str, Any] = {
+        "name": base.name if name is UNCHANGED else _check_name(name),
+        "rerank_model": base.rerank_model if rerank_model is UNCHANGED else (rerank_model or None),
+        "document_count": base.document_count if document_count is UNCHANGED else document_count,
+        "threshold": base.threshold if threshold is UNCHANGED else threshold,
+        "chunk_size": base.chunk_size if chunk_size is UNCHANGED else chunk_size,
+        "chunk_overlap": base.chunk_overlap if chunk_overlap is UNCHANGED else chunk_overlap,
+    }
+    _check_settings(
+        merged["document_count"], merged["threshold"], merged["chunk_size"], merged["chunk_overlap"]
+    )
+    if merged["rerank_model"] and merged["rerank_model"] != base.rerank_model:
+        check_reranker(parts, merged["rerank_model"])
+    changed = {k: v for k, v in merged.items() if getattr(base, k) != v}
+    return parts.catalog.update_base(base_id, **changed)
 
 
 def delete_base(parts: EngineParts, base_id: str) -> None:

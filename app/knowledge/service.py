@@ -20,7 +20,7 @@ from app.knowledge.jobs.extraction import Extraction, shared_pool
 from app.knowledge.layout import DataLayout
 from app.knowledge.locks import KeyedMutex
 from app.knowledge.materials import CONTAINER_TYPES
-from app.knowledge.pipeline.store.index_store import IndexStore, MaterialInfo
+from app.knowledge.pipeline.store.index_store import IndexStore, MaterialInfo, StoredChunk
 from app.knowledge.pipeline.store.registry import StoreRegistry
 from app.knowledge.provider_errors import provider_failure
 from app.knowledge.types import (
@@ -104,6 +104,30 @@ class KnowledgeService:
             chunk_overlap=chunk_overlap,
         )
 
+    def update_base(
+        self,
+        base_id: str,
+        *,
+        name: str = admin.UNCHANGED,
+        rerank_model: str | None = admin.UNCHANGED,
+        document_count: int = admin.UNCHANGED,
+        threshold: float | None = admin.UNCHANGED,
+        chunk_size: int = admin.UNCHANGED,
+        chunk_overlap: int = admin.UNCHANGED,
+    ) -> Base:
+        """Rename or change retrieval settings; arguments left out keep their values.
+        The embedding model changes through restore_base / enable_embedding instead."""
+        return admin.update_base(
+            self.parts,
+            base_id,
+            name=name,
+            rerank_model=rerank_model,
+            document_count=document_count,
+            threshold=threshold,
+            chunk_size=chunk_size,
+            chunk_overlap=chunk_overlap,
+        )
+
     def delete_base(self, base_id: str) -> None:
         admin.delete_base(self.parts, base_id)
         with self._checked_lock:
@@ -149,6 +173,12 @@ class KnowledgeService:
         base = self.catalog.require_base(base_id)
         store = self._store_if_exists(base)
         return store.material_by_path(relative_path) if store is not None else None
+
+    def item_chunks(self, base_id: str, item_id: str) -> list[StoredChunk]:
+        """The chunks of one indexed item, in order (empty when it has none yet)."""
+        base = self.catalog.require_base(base_id)
+        store = self._store_if_exists(base)
+        return store.item_chunks(item_id) if store is not None else []
 
     def material_file(self, base_id: str, relative_path: str) -> Path:
         """The file of a material under raw/; raises UnsafePathError for anything outside it."""

@@ -20,7 +20,6 @@ import importlib.resources
 import importlib.util
 import logging
 import os
-import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,13 +28,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-import app
 from app.providers.interfaces import (
     EMBEDDING_FAILED,
     MODEL_NOT_AVAILABLE,
     FloatMatrix,
     ProviderError,
 )
+from app.resources import resources_dir
 
 log = logging.getLogger(__name__)
 
@@ -55,14 +54,6 @@ MAX_TEXT_CHARS = 100_000
 _REQUIRED_MODULES = ("onnxruntime", "tokenizers", MODEL_PACKAGE)
 
 Int64Matrix = npt.NDArray[np.int64]
-
-
-def resources_dir() -> Path:
-    """The repository's `resources/`, or the bundle's copy in a frozen PyInstaller build."""
-    frozen = getattr(sys, "_MEIPASS", None)
-    if frozen:
-        return Path(frozen) / "resources"
-    return Path(app.__file__).resolve().parent.parent / "resources"
 
 
 def tokenizer_path() -> Path:

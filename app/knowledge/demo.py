@@ -1,0 +1,106 @@
+"""A demo knowledge base for screenshots and the window's self-test: real documents indexed
+by the real pipeline, plus items caught in each state an indexing run passes through."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.knowledge.service import KnowledgeService
+from app.knowledge.types import Base, ItemPhase, ItemStatus
+
+# (file name, English text, Chinese text)
+DOCUMENTS: list[tuple[str, str, str]] = [
+    (
+        "hybrid-search.md",
+        "# Hybrid search\n\nHybrid search runs a BM25 full-text query and a vector query side "
+        "by side and fuses the two ranked lists. Exact terms such as product codes come from "
+        "BM25; paraphrases and synonyms come from the embedding model.",
+        "# 混合检索\n\n混合检索同时执行 BM25 全文检索和向量检索，并融合两个排序列表。"
+        "产品编号等精确词由 BM25 找到，同义改写由嵌入模型找到。",
+    ),
+    (
+        "chunking.md",
+        "# Chunking\n\nDocuments are split into overlapping chunks of about 512 characters. "
+        "Each chunk keeps its offsets in the original text, so a search result opens at the "
+        "exact place it came from.",
+        "# 分块\n\n文档被切分为约 512 个字符、相互重叠的分块。每个分块都保留它在原文中的位置，"
+        "因此搜索结果能准确打开到出处。",
+    ),
+    (
+        "reranking.md",
+        "# Reranking\n\nA rerank model reads the query together with each candidate chunk and "
+        "scores their relevance. Only reranked scores are comparable, so the similarity "
+        "threshold applies only when a rerank model is chosen.",
+        "# 重排序\n\n重排序模型把查询和每个候选分块放在一起阅读并给出相关度分数。"
+        "只有重排序分数可以相互比较，因此只有选择了重排序模型时才使用相似度阈值。",
+    ),
+    (
+        "backups.txt",
+        "Backups: every knowledge base keeps its own copies of the documents it indexed, so "
+        "it can be rebuilt with another embedding model without the original files.",
+        "备份：每个知识库都保存其索引文档的副本，因此无需原始文件即可用另一个嵌入模型重建。",
+    ),
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Demo:
+    base: Base
+    query: str
+
+
+def create_demo(
+    service: KnowledgeService,
+    folder: Path,
+    *,
+    language: str = "en",
+    embedding_model: str | None = None,
+) -> Demo:
+    """Create and index the demo base; leave some items waiting, one embedding, one deleting
+    and one failed, so every badge shows. `folder` receives the demo's source files."""
+    chinese = language.startswith("zh")
+    folder.mkdir(parents=True, exist_ok=True)
+    name = "产品文档" if chinese else "Product handbook"
+    base = service.create_base(name, embedding_model=embedding_model)
+    files = []
+    for file_name, english, zh in DOCUMENTS:
+        path = folder / file_name
+        path.write_text(zh if chinese else english, encoding="utf-8")
+        files.append(path)
+    empty = folder / ("空白.txt" if chinese else "blank.txt")
+    empty.write_text("   \n", encoding="utf-8")  # fails: no indexable text
+    service.add(base.id, [*files, empty])
+    service.run_pending_jobs(base.id)
+    later = _write_later_files(folder, chinese)
+    waiting = service.add(base.id, later).added
+    _show_running(service, waiting[0].id)
+    doomed = next(i for i in service.list_items(base.id) if i.source == str(files[-1]))
+    service.delete_items(base.id, [doomed.id])
+    return Demo(
+        base=service.get_base(base.id), query="混合检索 分块" if chinese else "hybrid search chunks"
+    )
+
+
+def _write_later_files(folder: Path, chinese: bool) -> list[Path]:
+    texts = {
+        ("发布说明.md" if chinese else "release-notes.md"): (
+            "# 发布说明\n\n新增站点地图导入。" if chinese else "# Release notes\n\nSitemap import."
+        ),
+        ("路线图.md" if chinese else "roadmap.md"): (
+            "# 路线图\n\n更多文件格式。" if chinese else "# Roadmap\n\nMore file formats."
+        ),
+    }
+    paths = []
+    for file_name, text in texts.items():
+        path = folder / file_name
+        path.write_text(text, encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def _show_running(service: KnowledgeService, item_id: str) -> None:
+    """Put one waiting item where a running job would be: processing, embedding, 45%."""
+    catalog = service.catalog
+    catalog.set_item_status(item_id, ItemStatus.PROCESSING)
+    catalog.set_item_phase(item_id, ItemPhase.EMBEDDING, 45.0)

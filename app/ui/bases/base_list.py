@@ -1,0 +1,265 @@
+"""The list of knowledge bases on the left of the window: a list model over `Base` records and
+the panel with create, rename and delete."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+    Slot,
+)
+from PySide6.QtGui import QAction, QColor, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QListView,
+    QMessageBox,
+    QStyle,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.knowledge.types import Base, BaseStatus
+from app.ui import errors
+from app.ui.context import UiContext
+
+Index = QModelIndex | QPersistentModelIndex
+BASE_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+class BaseListModel(QAbstractListModel):
+    # (base id, new name) typed into the list
+    renameRequested = Signal(str, str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._bases: list[Base] = []
+
+    def set_bases(self, bases: list[Base]) -> None:
+        """Show `bases`; rows that only changed are updated in place (selection survives)."""
+        old_ids = [b.id for b in self._bases]
+        new_ids = [b.id for b in bases]
+        if old_ids != new_ids:
+            self.beginResetModel()
+            self._bases = list(bases)
+            self.endResetModel()
+            return
+        for row, base in enumerate(bases):
+            if base != self._bases[row]:
+                self._bases[row] = base
+                index = self.index(row)
+                self.dataChanged.emit(index, index)
+
+    def base(self, row: int) -> Base | None:
+        return self._bases[row] if 0 <= row < len(self._bases) else None
+
+    def row_of(self, base_id: str) -> int:
+        return next((i for i, b in enumerate(self._bases) if b.id == base_id), -1)
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._bases)
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        base = self.base(index.row()) if index.isValid() else None
+        if base is None:
+            return None
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            return base.name
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(base)
+        if role == Qt.ItemDataRole.ForegroundRole and base.status is BaseStatus.FAILED:
+            return QColor("#d64545")
+        if role == BASE_ROLE:
+            return base
+        return None
+
+    def setData(self, index: Index, value: object, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        base = self.base(index.row()) if index.isValid() else None
+        if base is None or role != Qt.ItemDataRole.EditRole or not isinstance(value, str):
+            return False
+        name = value.strip()
+        if name and name != base.name:
+            self.renameRequested.emit(base.id, name)
+        return False  # the list changes when the engine has saved the new name
+
+    def _tooltip(self, base: Base) -> str:
+        if base.status is BaseStatus.FAILED:
+            return self.tr("Needs restoring: {0}").format(base.status_reason or "")
+        if base.embedding_model:
+            return self.tr("Hybrid search with {0}").format(base.embedding_model)
+        return self.tr("Full-text search only")
+
+
+class BasesPanel(QWidget):
+    # another base was selected (None when nothing is selected)
+    baseSelected = Signal(object)
+    # the selected base's record changed (renamed, restored, settings saved)
+    baseUpdated = Signal(object)
+    newBaseRequested = Signal()
+
+    def __init__(self, ctx: UiContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("basesPanel")
+        self._ctx = ctx
+        self._selected_id: str | None = None
+        self._loaded = False
+        self._announced = False
+        self.model = BaseListModel(self)
+        self.view = QListView(self)
+        self.view.setObjectName("baseList")
+        self.view.setModel(self.model)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setEditTriggers(
+            QAbstractItemView.EditTrigger.EditKeyPressed
+            | QAbstractItemView.EditTrigger.SelectedClicked
+        )
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        # Tests answer confirmations without a modal box.
+        self.confirm: Callable[[str, str], bool] = self._confirm
+        self._make_actions()
+        self._layout()
+        self._connect_signals()
+
+    @property
+    def loaded(self) -> bool:
+        return self._loaded
+
+    def selected_base(self) -> Base | None:
+        indexes = self.view.selectionModel().selectedRows()
+        return self.model.base(indexes[0].row()) if indexes else None
+
+    def reload(self, select: str | None = None) -> None:
+        """Read the bases again (off the GUI thread); optionally select one afterwards."""
+        self._ctx.tasks.run(
+            self._ctx.service.list_bases,
+            lambda bases: self._on_loaded(bases, select),
+            self._on_failed,
+        )
+
+    def select(self, base_id: str) -> None:
+        row = self.model.row_of(base_id)
+        if row >= 0:
+            self.view.setCurrentIndex(self.model.index(row))
+
+    def _make_actions(self) -> None:
+        self.new_action = QAction(self.tr("New knowledge base…"), self)
+        self.new_action.setObjectName("newBaseAction")
+        self.new_action.setShortcut(QKeySequence(QKeySequence.StandardKey.New))
+        self.new_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.rename_action = QAction(self.tr("Rename"), self)
+        self.rename_action.setObjectName("renameBaseAction")
+        self.rename_action.setShortcut(QKeySequence(Qt.Key.Key_F2))
+        self.rename_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        self.delete_action = QAction(self.tr("Delete knowledge base…"), self)
+        self.delete_action.setObjectName("deleteBaseAction")
+        self.delete_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
+        self.delete_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        self.view.addActions([self.new_action, self.rename_action, self.delete_action])
+
+    def _layout(self) -> None:
+        buttons = QHBoxLayout()
+        buttons.setContentsMargins(0, 0, 0, 0)
+        style = self.style()
+        for act, icon in (
+            (self.new_action, QStyle.StandardPixmap.SP_FileDialogNewFolder),
+            (self.rename_action, QStyle.StandardPixmap.SP_FileDialogDetailedView),
+            (self.delete_action, QStyle.StandardPixmap.SP_TrashIcon),
+        ):
+            act.setIcon(style.standardIcon(icon))
+            button = QToolButton(self)
+            button.setDefaultAction(act)
+            button.setObjectName(act.objectName().replace("Action", "Button"))
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view, 1)
+        layout.addLayout(buttons)
+
+    def _connect_signals(self) -> None:
+        self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
+        self.model.modelReset.connect(self._on_selection_changed)
+        self.model.dataChanged.connect(self._on_data_changed)
+        self.model.renameRequested.connect(self._on_rename_requested)
+        self.new_action.triggered.connect(self.newBaseRequested)
+        self.rename_action.triggered.connect(self._on_rename)
+        self.delete_action.triggered.connect(self._on_delete)
+
+    def _on_loaded(self, bases: list[Base], select: str | None) -> None:
+        self._loaded = True
+        keep = select or self._selected_id
+        self.model.set_bases(bases)
+        if keep is not None and self.model.row_of(keep) >= 0:
+            self.select(keep)
+        elif bases and self.selected_base() is None:
+            self.select(bases[0].id)
+        self._on_selection_changed()
+
+    def _on_failed(self, exc: BaseException) -> None:
+        title, detail = errors.describe(exc)
+        self._ctx.notifier.error(title, detail)
+
+    @Slot()
+    def _on_selection_changed(self) -> None:
+        base = self.selected_base()
+        self.rename_action.setEnabled(base is not None)
+        self.delete_action.setEnabled(base is not None)
+        new_id = base.id if base is not None else None
+        if new_id != self._selected_id or not self._announced:
+            self._selected_id = new_id
+            self._announced = True
+            self.baseSelected.emit(base)
+
+    @Slot()
+    def _on_data_changed(self) -> None:
+        base = self.selected_base()
+        if base is not None:
+            self.baseUpdated.emit(base)
+
+    @Slot()
+    def _on_rename(self) -> None:
+        index = self.view.currentIndex()
+        if index.isValid():
+            self.view.edit(index)
+
+    @Slot(str, str)
+    def _on_rename_requested(self, base_id: str, name: str) -> None:
+        self._ctx.tasks.run(
+            lambda: self._ctx.service.update_base(base_id, name=name),
+            lambda _base: self.reload(),
+            self._on_failed,
+        )
+
+    @Slot()
+    def _on_delete(self) -> None:
+        base = self.selected_base()
+        if base is None:
+            return
+        question = self.tr(
+            "Delete the knowledge base “{0}” with everything indexed in it? "
+            "The original files are not touched."
+        ).format(base.name)
+        if not self.confirm(self.tr("Delete knowledge base"), question):
+            return
+        base_id = base.id
+        self._ctx.tasks.run(
+            lambda: self._ctx.service.delete_base(base_id),
+            lambda _none: self.reload(),
+            self._on_failed,
+        )
+
+    def _confirm(self, title: str, question: str) -> bool:
+        answer = QMessageBox.question(self, title, question)
+        return answer == QMessageBox.StandardButton.Yes

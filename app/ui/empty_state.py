@@ -1,0 +1,50 @@
+"""The first-run page: what Trove does and the one step to take first."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
+
+from app.ui.icons import app_icon
+
+
+class EmptyState(QWidget):
+    createRequested = Signal()
+    providersRequested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("emptyState")
+        logo = QLabel(self)
+        logo.setPixmap(app_icon().pixmap(96, 96))
+        logo.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        title = QLabel(self.tr("Welcome to Trove"), self)
+        title.setObjectName("emptyTitle")
+        title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        title.setStyleSheet("font-size: 20pt; font-weight: 600;")
+        text = QLabel(
+            self.tr(
+                "A knowledge base collects your files, folders, web pages and notes and makes "
+                "them searchable by meaning and by words — for you and for your AI tools. "
+                "Everything stays on this computer.\n\n"
+                "Create a knowledge base, then drop documents onto it."
+            ),
+            self,
+        )
+        text.setObjectName("emptyText")
+        text.setWordWrap(True)
+        text.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        text.setMaximumWidth(520)
+        create = QPushButton(self.tr("Create a knowledge base"), self)
+        create.setObjectName("emptyCreateButton")
+        create.setDefault(True)
+        providers = QPushButton(self.tr("Set up model providers (optional)"), self)
+        providers.setObjectName("emptyProvidersButton")
+        providers.setFlat(True)
+        layout = QVBoxLayout(self)
+        layout.addStretch(1)
+        for widget in (logo, title, text, create, providers):
+            layout.addWidget(widget, 0, Qt.AlignmentFlag.AlignHCenter)
+        layout.addStretch(2)
+        create.clicked.connect(self.createRequested)
+        providers.clicked.connect(self.providersRequested)

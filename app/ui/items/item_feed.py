@@ -1,0 +1,133 @@
+"""Keeps an ItemTreeModel in step with the catalog for the selected base.
+
+The runtime says *that* items changed (itemsChanged, queueChanged) and how far running ones
+are (itemProgress). Progress goes straight into the model; change notices are coalesced and
+answered with one catalog read off the GUI thread, whose result the model diffs, so a burst of
+finished jobs costs one read and repaints only the rows that changed.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
+
+from app.knowledge.types import Item, ItemStatus
+from app.ui.context import UiContext
+from app.ui.items.item_model import ItemTreeModel
+
+log = logging.getLogger(__name__)
+
+RELOAD_DELAY_MS = 120
+
+
+class ItemFeed(QObject):
+    # an item turned failed while the window watched it
+    itemFailed = Signal(object)
+    # the model now shows the catalog as read after the latest change notice
+    refreshed = Signal()
+
+    def __init__(self, ctx: UiContext, model: ItemTreeModel, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._ctx = ctx
+        self._model = model
+        self._base_id: str | None = None
+        self._generation = 0
+        self._in_flight = False
+        self._dirty = False
+        self._seen = False
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(RELOAD_DELAY_MS)
+        self._connect_signals()
+
+    def _connect_signals(self) -> None:
+        self._timer.timeout.connect(self._on_reload_due)
+        self._ctx.executor.itemsChanged.connect(self._on_items_changed)
+        self._ctx.executor.queueChanged.connect(self._on_queue_changed)
+        self._ctx.executor.itemProgress.connect(self._on_item_progress)
+
+    @property
+    def base_id(self) -> str | None:
+        return self._base_id
+
+    @property
+    def loading(self) -> bool:
+        return self._in_flight or self._timer.isActive()
+
+    def set_base(self, base_id: str | None) -> None:
+        if base_id == self._base_id:
+            return
+        self._base_id = base_id
+        self._generation += 1
+        self._seen = False
+        self._model.clear()
+        if base_id is not None:
+            self.reload_now()
+
+    def reload_soon(self) -> None:
+        """Read the catalog again shortly (several calls in a burst make one read)."""
+        if self._base_id is not None and not self._timer.isActive():
+            self._timer.start()
+
+    def reload_now(self) -> None:
+        self._timer.stop()
+        self._on_reload_due()
+
+    @Slot()
+    def _on_reload_due(self) -> None:
+        base_id = self._base_id
+        if base_id is None:
+            return
+        if self._in_flight:
+            self._dirty = True  # read again once the running read lands
+            return
+        self._in_flight = True
+        self._dirty = False
+        generation = self._generation
+        self._ctx.tasks.run(
+            lambda: self._ctx.service.list_items(base_id),
+            lambda items: self._on_loaded(generation, items),
+            lambda exc: self._on_load_failed(generation, exc),
+        )
+
+    def _on_loaded(self, generation: int, items: list[Item]) -> None:
+        self._in_flight = False
+        if generation != self._generation:
+            self.reload_soon()  # the base changed while reading: read the new one
+            return
+        first_read = not self._seen
+        self._seen = True
+        for old, new in self._model.apply_items(items):
+            # Failures found on the first read are old news; only report what happens now.
+            changed = old is None or old.status is not new.status
+            if new.status is ItemStatus.FAILED and changed and not first_read:
+                self.itemFailed.emit(new)
+        if self._dirty:
+            self.reload_soon()
+        else:
+            self.refreshed.emit()
+
+    def _on_load_failed(self, generation: int, exc: BaseException) -> None:
+        self._in_flight = False
+        if generation == self._generation:
+            log.warning("reading the items of base %s failed: %s", self._base_id, exc)
+
+    @Slot(str, list)
+    def _on_items_changed(self, base_id: str, _item_ids: list[str]) -> None:
+        if base_id == self._base_id:
+            self.reload_soon()
+
+    @Slot(str, int, int)
+    def _on_queue_changed(self, base_id: str, _queued: int, _running: int) -> None:
+        if base_id == self._base_id:
+            self.reload_soon()
+
+    @Slot(str, str, str, float)
+    def _on_item_progress(self, base_id: str, item_id: str, phase: str, percent: float) -> None:
+        if base_id != self._base_id:
+            return
+        if self._model.index_of(item_id).isValid():
+            self._model.set_progress(item_id, phase, percent)
+        else:
+            self.reload_soon()  # a child the model has not seen yet

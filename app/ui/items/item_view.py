@@ -1,0 +1,86 @@
+"""The item tree view: drops of files, folders and URLs, and a hint while the base is empty."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from PySide6.QtCore import QMimeData, QRect, Qt, Signal
+from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent, QPainter, QPaintEvent
+from PySide6.QtWidgets import QAbstractItemView, QTreeView, QWidget
+
+WEB_SCHEMES = ("http", "https")
+
+
+def split_drop(mime: QMimeData) -> tuple[list[str], list[str]]:
+    """(local paths, web URLs) carried by a drop; other schemes are ignored."""
+    paths: list[str] = []
+    urls: list[str] = []
+    for url in mime.urls():
+        if url.isLocalFile():
+            paths.append(url.toLocalFile())
+        elif url.scheme() in WEB_SCHEMES:
+            urls.append(url.toString())
+    if not paths and not urls and mime.hasText():
+        # Browsers and editors often drag a link as plain text.
+        for line in mime.text().split():
+            if urlsplit(line).scheme in WEB_SCHEMES:
+                urls.append(line)
+    return paths, urls
+
+
+class ItemTreeView(QTreeView):
+    pathsDropped = Signal(list)
+    urlsDropped = Signal(list)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("itemTree")
+        self.setAcceptDrops(True)
+        self.setDragDropMode(QAbstractItemView.DragDropMode.DropOnly)
+        self.setDropIndicatorShown(False)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setUniformRowHeights(True)
+        self.setAlternatingRowColors(True)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.setSortingEnabled(True)
+        self._empty_hint = ""
+
+    def set_empty_hint(self, text: str) -> None:
+        self._empty_hint = text
+        self.viewport().update()
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if any(split_drop(event.mimeData())):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        if any(split_drop(event.mimeData())):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths, urls = split_drop(event.mimeData())
+        if not paths and not urls:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        if paths:
+            self.pathsDropped.emit(paths)
+        if urls:
+            self.urlsDropped.emit(urls)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        model = self.model()
+        if self._empty_hint and (model is None or model.rowCount() == 0):
+            painter = QPainter(self.viewport())
+            painter.setPen(self.palette().placeholderText().color())
+            area: QRect = self.viewport().rect().adjusted(24, 24, -24, -24)
+            painter.drawText(
+                area, int(Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap), self._empty_hint
+            )
+            painter.end()

@@ -1,0 +1,394 @@
+"""The selected base's content: the live item tree with its actions, drops and a banner for a
+base that needs restoring."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QModelIndex, QPoint, QSortFilterProxyModel, Qt, QUrl, Signal, Slot
+from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.knowledge.types import Base, BaseStatus, Item, ItemStatus, ItemType
+from app.ui import errors
+from app.ui.context import UiContext
+from app.ui.items.add_dialogs import NoteDialog, UrlDialog
+from app.ui.items.add_flow import AddFlow
+from app.ui.items.chunks_dialog import ChunksDialog
+from app.ui.items.item_feed import ItemFeed
+from app.ui.items.item_model import Column, ItemTreeModel, Role
+from app.ui.items.item_view import ItemTreeView
+from app.ui.items.status_delegate import StatusDelegate
+
+
+class ItemsPanel(QWidget):
+    # a failed base was restored (the base list should read it again)
+    baseRestored = Signal(str)
+
+    def __init__(self, ctx: UiContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("itemsPanel")
+        self._ctx = ctx
+        self._base: Base | None = None
+        self.model = ItemTreeModel(self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(Role.SORT)
+        self.proxy.setFilterKeyColumn(Column.NAME)
+        self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.proxy.setRecursiveFilteringEnabled(True)
+        self.view = ItemTreeView(self)
+        self.view.setModel(self.proxy)
+        self.view.setItemDelegateForColumn(Column.STATUS, StatusDelegate(self.view))
+        self.view.sortByColumn(Column.NAME, Qt.SortOrder.AscendingOrder)
+        self.feed = ItemFeed(ctx, self.model, self)
+        self.adder = AddFlow(ctx, self)
+        # Tests answer confirmations without a modal box.
+        self.confirm: Callable[[str, str], bool] = self._confirm
+        self._filter = QLineEdit(self)
+        self._filter.setObjectName("itemFilter")
+        self._filter.setPlaceholderText(self.tr("Filter by name"))
+        self._filter.setClearButtonEnabled(True)
+        self._banner = self._make_banner()
+        self._make_actions()
+        self._layout()
+        self._connect_signals()
+        self.set_base(None)
+
+    # -- public --------------------------------------------------------------------------
+
+    @property
+    def base(self) -> Base | None:
+        return self._base
+
+    def set_base(self, base: Base | None) -> None:
+        self._base = base
+        self.feed.set_base(base.id if base is not None else None)
+        self._update_banner()
+        self.view.set_empty_hint(
+            self.tr(
+                "Drop files, folders or web links here, or use the Add buttons.\n"
+                "Trove reads them, splits them into chunks and indexes them for search."
+            )
+            if base is not None
+            else ""
+        )
+        self._on_selection_changed()
+
+    def selected_items(self) -> list[Item]:
+        items: list[Item] = []
+        for index in self.view.selectionModel().selectedRows(Column.NAME):
+            item = self.model.item(self.proxy.mapToSource(index))
+            if item is not None:
+                items.append(item)
+        return items
+
+    def add_paths(self, paths: list[str]) -> None:
+        if self._base is not None and paths:
+            self.adder.add_paths(self._base.id, paths)
+
+    def add_urls(self, urls: list[str], *, sitemap: bool = False) -> None:
+        if self._base is not None and urls:
+            self.adder.add_urls(self._base.id, urls, sitemap=sitemap)
+
+    # -- building ------------------------------------------------------------------------
+
+    def _make_banner(self) -> QFrame:
+        banner = QFrame(self)
+        banner.setObjectName("failedBaseBanner")
+        banner.setStyleSheet(
+            "#failedBaseBanner { background: #fdecec; border: 1px solid #d64545; border-radius: 4px; }"
+        )
+        self._banner_text = QLabel(banner)
+        self._banner_text.setWordWrap(True)
+        self._restore_button = QPushButton(self.tr("Restore"), banner)
+        self._restore_button.setObjectName("restoreBaseButton")
+        row = QHBoxLayout(banner)
+        row.addWidget(self._banner_text, 1)
+        row.addWidget(self._restore_button)
+        return banner
+
+    def _make_actions(self) -> None:
+        def action(text: str, name: str, shortcut: QKeySequence | None = None) -> QAction:
+            act = QAction(text, self)
+            act.setObjectName(name)
+            if shortcut is not None:
+                act.setShortcut(shortcut)
+                act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            return act
+
+        self.add_files_action = action(
+            self.tr("Add files…"), "addFilesAction", QKeySequence(QKeySequence.StandardKey.Open)
+        )
+        self.add_folder_action = action(self.tr("Add folder…"), "addFolderAction")
+        self.add_url_action = action(self.tr("Add web page…"), "addUrlAction")
+        self.add_sitemap_action = action(self.tr("Add sitemap…"), "addSitemapAction")
+        self.add_note_action = action(self.tr("New note…"), "addNoteAction")
+        self.reindex_action = action(
+            self.tr("Reindex"), "reindexAction", QKeySequence(Qt.Key.Key_F5)
+        )
+        self.delete_action = action(
+            self.tr("Delete"), "deleteItemsAction", QKeySequence(QKeySequence.StandardKey.Delete)
+        )
+        self.open_action = action(self.tr("Open original"), "openOriginalAction")
+        self.show_folder_action = action(self.tr("Show in folder"), "showInFolderAction")
+        self.chunks_action = action(self.tr("View chunks"), "viewChunksAction")
+        self.copy_error_action = action(self.tr("Copy error"), "copyErrorAction")
+        self.add_actions = [
+            self.add_files_action,
+            self.add_folder_action,
+            self.add_url_action,
+            self.add_sitemap_action,
+            self.add_note_action,
+        ]
+        self.item_actions = [
+            self.reindex_action,
+            self.delete_action,
+            self.open_action,
+            self.show_folder_action,
+            self.chunks_action,
+            self.copy_error_action,
+        ]
+        for act in self.add_actions + self.item_actions:
+            self.addAction(act)
+
+    def _layout(self) -> None:
+        header = self.view.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(Column.NAME, QHeaderView.ResizeMode.Stretch)
+        header.resizeSection(Column.STATUS, 190)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self._banner)
+        layout.addWidget(self._filter)
+        layout.addWidget(self.view, 1)
+
+    def _connect_signals(self) -> None:
+        self.view.pathsDropped.connect(self._on_paths_dropped)
+        self.view.urlsDropped.connect(self._on_urls_dropped)
+        self.view.customContextMenuRequested.connect(self._on_context_menu)
+        self.view.doubleClicked.connect(self._on_double_clicked)
+        self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
+        self.model.rowsInserted.connect(self._on_selection_changed)
+        self.model.rowsRemoved.connect(self._on_selection_changed)
+        self.feed.refreshed.connect(self._on_selection_changed)
+        self.feed.itemFailed.connect(self._on_item_failed)
+        self.adder.finished.connect(self._on_added)
+        self._filter.textChanged.connect(self.proxy.setFilterFixedString)
+        self._restore_button.clicked.connect(self._on_restore_base)
+        self.add_files_action.triggered.connect(self._on_add_files)
+        self.add_folder_action.triggered.connect(self._on_add_folder)
+        self.add_url_action.triggered.connect(self._on_add_url)
+        self.add_sitemap_action.triggered.connect(self._on_add_sitemap)
+        self.add_note_action.triggered.connect(self._on_add_note)
+        self.reindex_action.triggered.connect(self._on_reindex)
+        self.delete_action.triggered.connect(self._on_delete)
+        self.open_action.triggered.connect(self._on_open_original)
+        self.show_folder_action.triggered.connect(self._on_show_in_folder)
+        self.chunks_action.triggered.connect(self._on_view_chunks)
+        self.copy_error_action.triggered.connect(self._on_copy_error)
+
+    # -- slots ---------------------------------------------------------------------------
+
+    @Slot(list)
+    def _on_paths_dropped(self, paths: list[str]) -> None:
+        self.add_paths(paths)
+
+    @Slot(list)
+    def _on_urls_dropped(self, urls: list[str]) -> None:
+        self.add_urls(urls)
+
+    @Slot(object)
+    def _on_added(self, _report: object) -> None:
+        self.feed.reload_now()
+
+    @Slot(object)
+    def _on_item_failed(self, item: Item) -> None:
+        self._ctx.notifier.error(
+            self.tr("{0} failed").format(item.title or item.source),
+            f"{errors.headline(item.error_code)}\n{item.error_message or ''}".strip(),
+        )
+
+    @Slot()
+    def _on_selection_changed(self) -> None:
+        usable = self._base is not None and self._base.status is BaseStatus.COMPLETED
+        for act in self.add_actions:
+            act.setEnabled(usable)
+        items = self.selected_items() if self._base is not None else []
+        one = items[0] if len(items) == 1 else None
+        settled = [i for i in items if i.status is not ItemStatus.DELETING]
+        self.reindex_action.setEnabled(usable and bool(settled))
+        self.delete_action.setEnabled(bool(settled))
+        self.open_action.setEnabled(one is not None)
+        self.show_folder_action.setEnabled(one is not None and one.type is not ItemType.URL)
+        self.chunks_action.setEnabled(one is not None and one.chunk_count > 0)
+        self.copy_error_action.setEnabled(one is not None and one.status is ItemStatus.FAILED)
+
+    @Slot(QPoint)
+    def _on_context_menu(self, pos: QPoint) -> None:
+        if self._base is None:
+            return
+        menu = QMenu(self.view)
+        menu.setObjectName("itemContextMenu")
+        if self.selected_items():
+            menu.addActions(self.item_actions)
+            menu.addSeparator()
+        menu.addActions(self.add_actions)
+        menu.popup(self.view.viewport().mapToGlobal(pos))
+
+    @Slot(QModelIndex)
+    def _on_double_clicked(self, _index: QModelIndex) -> None:
+        if self.chunks_action.isEnabled():
+            self._on_view_chunks()
+        elif self.open_action.isEnabled():
+            self._on_open_original()
+
+    @Slot()
+    def _on_add_files(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(self, self.tr("Add files"))
+        self.add_paths(paths)
+
+    @Slot()
+    def _on_add_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Add folder"))
+        if folder:
+            self.add_paths([folder])
+
+    @Slot()
+    def _on_add_url(self) -> None:
+        dialog = UrlDialog(False, self)
+        if dialog.exec() == UrlDialog.DialogCode.Accepted:
+            self.add_urls(dialog.urls())
+
+    @Slot()
+    def _on_add_sitemap(self) -> None:
+        dialog = UrlDialog(True, self)
+        if dialog.exec() == UrlDialog.DialogCode.Accepted:
+            self.add_urls(dialog.urls(), sitemap=True)
+
+    @Slot()
+    def _on_add_note(self) -> None:
+        dialog = NoteDialog(self)
+        if dialog.exec() == NoteDialog.DialogCode.Accepted and self._base is not None:
+            self.adder.add_note(self._base.id, dialog.title(), dialog.text())
+
+    @Slot()
+    def _on_reindex(self) -> None:
+        base = self._base
+        items = [i for i in self.selected_items() if i.status is not ItemStatus.DELETING]
+        if base is None or not items:
+            return
+        ids = [i.id for i in items]
+        self._ctx.tasks.run(
+            lambda: self._ctx.service.reindex(base.id, ids), self._on_queued, self._on_failed
+        )
+
+    @Slot()
+    def _on_delete(self) -> None:
+        base = self._base
+        items = [i for i in self.selected_items() if i.status is not ItemStatus.DELETING]
+        if base is None or not items:
+            return
+        question = self.tr("Delete %n item(s) and their indexed content?", "", len(items))
+        if not self.confirm(self.tr("Delete items"), question):
+            return
+        ids = [i.id for i in items]
+        self._ctx.tasks.run(
+            lambda: self._ctx.service.delete_items(base.id, ids), self._on_queued, self._on_failed
+        )
+
+    def _on_queued(self, _result: object) -> None:
+        self._ctx.executor.schedule()
+        self.feed.reload_now()
+
+    def _on_failed(self, exc: BaseException) -> None:
+        title, detail = errors.describe(exc)
+        self._ctx.notifier.error(title, detail)
+
+    @Slot()
+    def _on_open_original(self) -> None:
+        items = self.selected_items()
+        if len(items) == 1:
+            QDesktopServices.openUrl(self._original_url(items[0]))
+
+    @Slot()
+    def _on_show_in_folder(self) -> None:
+        items = self.selected_items()
+        if len(items) != 1:
+            return
+        path = Path(self._original_url(items[0]).toLocalFile())
+        folder = path if path.is_dir() else path.parent
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+
+    @Slot()
+    def _on_view_chunks(self) -> None:
+        items = self.selected_items()
+        if len(items) == 1:
+            dialog = ChunksDialog(self._ctx, items[0], self)
+            dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            dialog.show()
+
+    @Slot()
+    def _on_copy_error(self) -> None:
+        items = self.selected_items()
+        if len(items) == 1 and items[0].status is ItemStatus.FAILED:
+            item = items[0]
+            QGuiApplication.clipboard().setText(
+                f"{item.title}: {item.error_code}: {item.error_message or ''}"
+            )
+
+    @Slot()
+    def _on_restore_base(self) -> None:
+        base = self._base
+        if base is None:
+            return
+        self._restore_button.setEnabled(False)
+
+        def done(_report: object) -> None:
+            self._restore_button.setEnabled(True)
+            self._ctx.executor.schedule()
+            self.baseRestored.emit(base.id)
+
+        def failed(exc: BaseException) -> None:
+            self._restore_button.setEnabled(True)
+            self._on_failed(exc)
+
+        self._ctx.tasks.run(lambda: self._ctx.service.restore_base(base.id), done, failed)
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _original_url(self, item: Item) -> QUrl:
+        if item.type in (ItemType.URL, ItemType.SITEMAP):
+            return QUrl(item.source)
+        if item.type is ItemType.NOTE and item.relative_path and self._base is not None:
+            copy = self._ctx.service.layout.raw_dir(self._base.id) / item.relative_path
+            return QUrl.fromLocalFile(str(copy))
+        return QUrl.fromLocalFile(item.source)
+
+    def _update_banner(self) -> None:
+        base = self._base
+        failed = base is not None and base.status is BaseStatus.FAILED
+        self._banner.setVisible(failed)
+        if failed and base is not None:
+            self._banner_text.setText(
+                self.tr("This knowledge base needs to be restored: {0}").format(
+                    base.status_reason or errors.headline("BASE_FAILED")
+                )
+            )
+
+    def _confirm(self, title: str, question: str) -> bool:
+        answer = QMessageBox.question(self, title, question)
+        return answer == QMessageBox.StandardButton.Yes

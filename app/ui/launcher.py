@@ -1,0 +1,121 @@
+"""Starts the window: Qt application, language, the engine and its runtime, an asyncio loop
+(qasync) for the window's network calls, then the main window.
+
+`--screenshot PATH` renders the window with a demo base to a PNG and exits; `--self-test`
+opens the window, runs one search through it, prints one JSON line and exits (the frozen
+build's smoke test uses it)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import qasync
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QApplication
+
+from app.knowledge.layout import resolve_home
+from app.knowledge.service import KnowledgeService
+from app.runtime.executor import JobExecutor
+from app.ui import i18n
+from app.ui.context import UiContext
+from app.ui.icons import app_icon
+from app.ui.notifications import Notifier
+from app.ui.tasks import BackgroundTasks
+
+log = logging.getLogger(__name__)
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="trove", description="Trove desktop window")
+    parser.add_argument("--home", help="data directory (default: TROVE_HOME or the per-user one)")
+    parser.add_argument("--lang", choices=i18n.LANGUAGES, help="interface language")
+    parser.add_argument("--screenshot", metavar="PATH", help="render a demo window to a PNG")
+    parser.add_argument("--self-test", action="store_true", help="open, search once, exit")
+    return parser.parse_args(list(argv))
+
+
+def application() -> QApplication:
+    app = QApplication.instance()
+    if isinstance(app, QApplication):
+        return app
+    QApplication.setHighDpiScaleFactorRoundingPolicy(
+        Qt.HighDpiScaleFactorRoundingPolicy.PassThrough
+    )
+    app = QApplication(sys.argv[:1])
+    app.setApplicationName("Trove")
+    app.setOrganizationName("Trove")
+    app.setApplicationDisplayName("Trove")
+    app.setDesktopFileName("trove")
+    app.setWindowIcon(app_icon())
+    return app
+
+
+def build_context(home: Path, settings: QSettings) -> UiContext:
+    service = KnowledgeService(home)
+    return UiContext(
+        service=service,
+        executor=JobExecutor(service),
+        tasks=BackgroundTasks(),
+        settings=settings,
+        notifier=Notifier(),
+    )
+
+
+def close_context(ctx: UiContext) -> None:
+    ctx.executor.shutdown()
+    ctx.tasks.wait()
+    ctx.service.close()
+
+
+def main(argv: Sequence[str]) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if args.screenshot and not args.home and not os.environ.get("TROVE_HOME"):
+        # A screenshot never touches the person's own knowledge bases.
+        args.home = tempfile.mkdtemp(prefix="trove-demo-")
+    home = resolve_home(args.home)
+    home.mkdir(parents=True, exist_ok=True)
+    app = application()
+    settings = QSettings(str(home / "settings.ini"), QSettings.Format.IniFormat)
+    language = i18n.choose_language(args.lang, settings)
+    translators = i18n.install_translators(app, language)
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    ctx = build_context(home, settings)
+    try:
+        if args.screenshot:
+            from app.ui.screenshot import render_demo
+
+            return render_demo(ctx, Path(args.screenshot), language)
+        if args.self_test:
+            from app.ui.self_test import run_self_test
+
+            return run_self_test(ctx)
+        return run_window(ctx, loop)
+    finally:
+        close_context(ctx)
+        i18n.remove_translators(app, translators)
+        loop.close()
+
+
+def run_window(ctx: UiContext, loop: asyncio.AbstractEventLoop) -> int:
+    from app.ui.main_window import MainWindow
+
+    window = MainWindow(ctx)
+    window.show()
+    ctx.executor.start()
+    window.start()
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    quit_event = asyncio.Event()
+    app.aboutToQuit.connect(quit_event.set)
+    app.lastWindowClosed.connect(quit_event.set)
+    loop.run_until_complete(quit_event.wait())
+    return 0

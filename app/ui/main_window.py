@@ -1,0 +1,362 @@
+"""The main window: knowledge bases on the left; the selected base's items, search and
+settings on the right; menus, toolbar, status bar and notifications around them."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, Qt, Signal, Slot
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QScrollArea,
+    QSplitter,
+    QStackedWidget,
+    QTabWidget,
+    QToolBar,
+    QWidget,
+)
+
+from app import __version__
+from app.knowledge.types import Base, ItemStatus
+from app.mcp_server import client_config_json
+from app.ui import errors, i18n
+from app.ui.bases.base_list import BasesPanel
+from app.ui.context import UiContext
+from app.ui.empty_state import EmptyState
+from app.ui.icons import app_icon
+from app.ui.items.items_panel import ItemsPanel
+from app.ui.mcp_dialog import McpDialog
+from app.ui.providers.providers_dialog import ProvidersDialog
+from app.ui.search.search_view import SearchView
+from app.ui.settings.new_base_dialog import NewBaseDialog
+from app.ui.settings.rag_panel import RagSettingsPanel
+from app.ui.toast import ToastArea
+
+PAGE_EMPTY = 0
+PAGE_BASE = 1
+
+
+class MainWindow(QMainWindow):
+    # the person picked another interface language (applies after a restart)
+    languageChosen = Signal(str)
+
+    def __init__(self, ctx: UiContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("mainWindow")
+        self.setWindowTitle(self.tr("Trove"))
+        self.setWindowIcon(app_icon())
+        self.ctx = ctx
+        self._queues: dict[str, tuple[int, int]] = {}
+        self.bases = BasesPanel(ctx, self)
+        self.items = ItemsPanel(ctx, self)
+        self.search = SearchView(ctx, self)
+        self.rag = RagSettingsPanel(ctx, self)
+        self.empty = EmptyState(self)
+        self.toasts: ToastArea
+        self._build_central()
+        self._build_actions()
+        self._build_menus()
+        self._build_toolbar()
+        self._build_status_bar()
+        self._connect_signals()
+        self._restore_layout()
+
+    # -- public --------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Load the bases (off the GUI thread) once the window exists."""
+        self.bases.reload()
+
+    def current_base(self) -> Base | None:
+        return self.bases.selected_base()
+
+    def open_new_base_dialog(self) -> NewBaseDialog:
+        dialog = NewBaseDialog(self.ctx, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.baseCreated.connect(self._on_base_created)
+        dialog.open()
+        return dialog
+
+    def open_providers_dialog(self) -> ProvidersDialog:
+        dialog = ProvidersDialog(self.ctx, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.providersChanged.connect(self.rag.reload_models)
+        dialog.open()
+        return dialog
+
+    def open_mcp_dialog(self) -> McpDialog:
+        home = self.ctx.service.layout.home
+        dialog = McpDialog(client_config_json(home), self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
+
+    # -- building ------------------------------------------------------------------------
+
+    def _build_central(self) -> None:
+        self.tabs = QTabWidget(self)
+        self.tabs.setObjectName("baseTabs")
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.items, self.tr("Content"))
+        settings_scroll = QScrollArea(self)
+        settings_scroll.setObjectName("settingsScroll")
+        settings_scroll.setWidgetResizable(True)
+        settings_scroll.setWidget(self.rag)
+        self.tabs.addTab(settings_scroll, self.tr("Settings"))
+        self.right = QSplitter(Qt.Orientation.Vertical, self)
+        self.right.setObjectName("contentSplitter")
+        self.right.addWidget(self.tabs)
+        self.right.addWidget(self.search)
+        self.right.setStretchFactor(0, 3)
+        self.right.setStretchFactor(1, 2)
+        self.pages = QStackedWidget(self)
+        self.pages.setObjectName("pages")
+        self.pages.addWidget(self.empty)
+        self.pages.addWidget(self.right)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.setObjectName("mainSplitter")
+        self.splitter.addWidget(self.bases)
+        self.splitter.addWidget(self.pages)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([220, 980])
+        self.setCentralWidget(self.splitter)
+        self.toasts = ToastArea(self.splitter)
+
+    def _build_actions(self) -> None:
+        self.providers_action = QAction(self.tr("Model providers…"), self)
+        self.providers_action.setObjectName("providersAction")
+        self.mcp_action = QAction(self.tr("Connect AI agents…"), self)
+        self.mcp_action.setObjectName("mcpAction")
+        self.find_action = QAction(self.tr("Search"), self)
+        self.find_action.setObjectName("findAction")
+        self.find_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Find))
+        self.quit_action = QAction(self.tr("Quit"), self)
+        self.quit_action.setObjectName("quitAction")
+        self.quit_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Quit))
+        self.about_action = QAction(self.tr("About Trove"), self)
+        self.about_action.setObjectName("aboutAction")
+        self.language_group = QActionGroup(self)
+        chosen = str(self.ctx.settings.value(i18n.SETTING, "") or "")
+        for code, label in (
+            ("", self.tr("System language")),
+            ("en", "English"),
+            ("zh_CN", "简体中文"),
+        ):
+            act = QAction(label, self.language_group)
+            act.setCheckable(True)
+            act.setChecked(code == chosen)
+            act.setData(code)
+        self.addActions([self.find_action, self.quit_action])
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu(self.tr("&File"))
+        file_menu.addAction(self.bases.new_action)
+        file_menu.addSeparator()
+        file_menu.addActions(self.items.add_actions)
+        file_menu.addSeparator()
+        file_menu.addAction(self.quit_action)
+        edit_menu = bar.addMenu(self.tr("&Edit"))
+        edit_menu.addAction(self.find_action)
+        edit_menu.addSeparator()
+        edit_menu.addActions(self.items.item_actions)
+        edit_menu.addSeparator()
+        edit_menu.addAction(self.bases.rename_action)
+        edit_menu.addAction(self.bases.delete_action)
+        settings_menu = bar.addMenu(self.tr("&Settings"))
+        settings_menu.addAction(self.providers_action)
+        settings_menu.addAction(self.mcp_action)
+        language_menu = settings_menu.addMenu(self.tr("Language"))
+        language_menu.addActions(self.language_group.actions())
+        help_menu = bar.addMenu(self.tr("&Help"))
+        help_menu.addAction(self.about_action)
+
+    def _build_toolbar(self) -> None:
+        toolbar = QToolBar(self.tr("Main toolbar"), self)
+        toolbar.setObjectName("mainToolbar")
+        toolbar.setMovable(False)
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        toolbar.addAction(self.bases.new_action)
+        toolbar.addSeparator()
+        style = self.style()
+        icons = {
+            self.items.add_files_action: style.StandardPixmap.SP_FileIcon,
+            self.items.add_folder_action: style.StandardPixmap.SP_DirIcon,
+            self.items.add_url_action: style.StandardPixmap.SP_DriveNetIcon,
+            self.items.add_sitemap_action: style.StandardPixmap.SP_FileDialogListView,
+            self.items.add_note_action: style.StandardPixmap.SP_FileDialogContentsView,
+            self.items.reindex_action: style.StandardPixmap.SP_BrowserReload,
+            self.items.delete_action: style.StandardPixmap.SP_TrashIcon,
+            self.providers_action: style.StandardPixmap.SP_ComputerIcon,
+        }
+        for act, pixmap in icons.items():
+            act.setIcon(style.standardIcon(pixmap))
+        toolbar.addActions(self.items.add_actions)
+        toolbar.addSeparator()
+        toolbar.addAction(self.items.reindex_action)
+        toolbar.addAction(self.items.delete_action)
+        toolbar.addSeparator()
+        toolbar.addAction(self.providers_action)
+        self.addToolBar(toolbar)
+
+    def _build_status_bar(self) -> None:
+        self.queue_label = QLabel(self)
+        self.queue_label.setObjectName("queueStatus")
+        self.counts_label = QLabel(self)
+        self.counts_label.setObjectName("itemCounts")
+        self.statusBar().addWidget(self.counts_label, 1)
+        self.statusBar().addPermanentWidget(self.queue_label)
+        self._update_queue_label()
+
+    def _connect_signals(self) -> None:
+        self.bases.baseSelected.connect(self._on_base_selected)
+        self.bases.baseUpdated.connect(self._on_base_updated)
+        self.bases.newBaseRequested.connect(self.open_new_base_dialog)
+        self.bases.model.modelReset.connect(self._on_bases_reset)
+        self.items.baseRestored.connect(self._on_base_restored)
+        self.items.feed.refreshed.connect(self._update_counts)
+        self.rag.baseUpdated.connect(self._on_settings_saved)
+        self.empty.createRequested.connect(self.open_new_base_dialog)
+        self.empty.providersRequested.connect(self.open_providers_dialog)
+        self.providers_action.triggered.connect(self.open_providers_dialog)
+        self.mcp_action.triggered.connect(self.open_mcp_dialog)
+        self.find_action.triggered.connect(self._on_find)
+        self.quit_action.triggered.connect(self.close)
+        self.about_action.triggered.connect(self._on_about)
+        self.language_group.triggered.connect(self._on_language_chosen)
+        self.ctx.notifier.posted.connect(self.toasts.show_notice)
+        self.ctx.executor.queueChanged.connect(self._on_queue_changed)
+        self.ctx.executor.drained.connect(self._on_drained)
+        self.ctx.tasks.failed.connect(self._on_background_failed)
+
+    # -- slots ---------------------------------------------------------------------------
+
+    @Slot(object)
+    def _on_base_selected(self, base: Base | None) -> None:
+        self.items.set_base(base)
+        self.search.set_base(base)
+        self.rag.set_base(base)
+        self._update_counts()
+        title = self.tr("Trove") if base is None else self.tr("{0} — Trove").format(base.name)
+        self.setWindowTitle(title)
+
+    @Slot(object)
+    def _on_base_updated(self, base: Base) -> None:
+        self.items.set_base(base)
+        self.search.set_base(base)
+        if not self.rag.is_dirty():
+            self.rag.set_base(base)
+        self.setWindowTitle(self.tr("{0} — Trove").format(base.name))
+
+    @Slot()
+    def _on_bases_reset(self) -> None:
+        has_bases = self.bases.model.rowCount() > 0
+        self.pages.setCurrentIndex(PAGE_BASE if has_bases else PAGE_EMPTY)
+
+    @Slot(object)
+    def _on_base_created(self, base: Base) -> None:
+        self.bases.reload(select=base.id)
+
+    @Slot(str)
+    def _on_base_restored(self, base_id: str) -> None:
+        self.bases.reload(select=base_id)
+
+    @Slot(object)
+    def _on_settings_saved(self, base: Base) -> None:
+        self.ctx.executor.schedule()
+        self.bases.reload(select=base.id)
+
+    @Slot()
+    def _on_find(self) -> None:
+        if self.current_base() is not None:
+            self.search.focus_query()
+
+    @Slot(str, int, int)
+    def _on_queue_changed(self, base_id: str, queued: int, running: int) -> None:
+        if queued or running:
+            self._queues[base_id] = (queued, running)
+        else:
+            self._queues.pop(base_id, None)
+        self._update_queue_label()
+
+    @Slot()
+    def _on_drained(self) -> None:
+        self._queues.clear()
+        self._update_queue_label()
+
+    @Slot(object)
+    def _on_background_failed(self, exc: BaseException) -> None:
+        title, detail = errors.describe(exc)
+        self.ctx.notifier.error(title, detail)
+
+    @Slot(QAction)
+    def _on_language_chosen(self, action: QAction) -> None:
+        code = str(action.data() or "")
+        self.ctx.settings.setValue(i18n.SETTING, code)
+        self.languageChosen.emit(code)
+        self.ctx.notifier.notify(
+            self.tr("Language saved"), self.tr("Restart Trove to use the new language.")
+        )
+
+    @Slot()
+    def _on_about(self) -> None:
+        QMessageBox.about(
+            self,
+            self.tr("About Trove"),
+            self.tr(
+                "<b>Trove {0}</b><br>Knowledge bases on your own computer: full-text and "
+                "semantic search over your files, web pages and notes."
+            ).format(__version__),
+        )
+
+    def _update_queue_label(self) -> None:
+        queued = sum(q for q, _ in self._queues.values())
+        running = sum(r for _, r in self._queues.values())
+        if queued or running:
+            self.queue_label.setText(
+                self.tr("Working: {0} running, {1} waiting").format(running, queued)
+            )
+        else:
+            self.queue_label.setText(self.tr("Idle"))
+
+    @Slot()
+    def _update_counts(self) -> None:
+        if self.current_base() is None:
+            self.counts_label.clear()
+            return
+        counts = self.items.model.status_counts()
+        total = sum(counts.values())
+        self.counts_label.setText(
+            self.tr("{0} documents · {1} completed · {2} in progress · {3} failed").format(
+                total,
+                counts[ItemStatus.COMPLETED],
+                counts[ItemStatus.PREPARING] + counts[ItemStatus.PROCESSING],
+                counts[ItemStatus.FAILED],
+            )
+        )
+
+    # -- window state --------------------------------------------------------------------
+
+    def _restore_layout(self) -> None:
+        settings = self.ctx.settings
+        geometry = settings.value("window/geometry")
+        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1280, 800)
+        for splitter in (self.splitter, self.right):
+            state = settings.value(f"window/{splitter.objectName()}")
+            if isinstance(state, QByteArray) and not state.isEmpty():
+                splitter.restoreState(state)
+
+    def save_layout(self) -> None:
+        settings = self.ctx.settings
+        settings.setValue("window/geometry", self.saveGeometry())
+        for splitter in (self.splitter, self.right):
+            settings.setValue(f"window/{splitter.objectName()}", splitter.saveState())
+        settings.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_layout()
+        super().closeEvent(event)

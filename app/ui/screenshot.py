@@ -1,0 +1,60 @@
+"""`--screenshot PATH`: the main window with a demo base (items in every state and a search
+with results), rendered to a PNG."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from PySide6.QtWidgets import QApplication
+
+from app.knowledge.demo import Demo, create_demo
+from app.knowledge.types import TroveError
+from app.providers.local_model import LOCAL_MODEL_ID, local_model_available
+from app.ui.context import UiContext
+from app.ui.main_window import MainWindow
+from app.ui.waiting import wait_until
+
+log = logging.getLogger(__name__)
+
+
+def build_demo(ctx: UiContext, language: str) -> Demo:
+    folder = ctx.service.layout.home / "demo-files"
+    model = LOCAL_MODEL_ID if local_model_available() else None
+    try:
+        return create_demo(ctx.service, folder, language=language, embedding_model=model)
+    except TroveError as exc:  # the offline model failed to load: show a BM25 base instead
+        log.warning("demo without embeddings: %s", exc)
+        return create_demo(ctx.service, folder, language=language)
+
+
+def show_demo(ctx: UiContext, language: str) -> MainWindow:
+    """The window showing the demo base with a finished search (the executor stays stopped,
+    so waiting items keep waiting)."""
+    demo = build_demo(ctx, language)
+    window = MainWindow(ctx)
+    window.resize(1280, 820)
+    window.show()
+    window.start()
+    wait_until(lambda: window.current_base() is not None, 30, "the demo base")
+    wait_until(
+        lambda: window.items.model.rowCount() > 0 and not window.items.feed.loading, 30, "the items"
+    )
+    window.items.view.expandAll()
+    finished: list[object] = []
+    window.search.searchFinished.connect(finished.append)
+    window.search.search(demo.query)
+    wait_until(lambda: bool(finished), 60, "the demo search")
+    return window
+
+
+def render_demo(ctx: UiContext, path: Path, language: str) -> int:
+    window = show_demo(ctx, language)
+    QApplication.processEvents()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not window.grab().save(str(path)):
+        log.error("could not write %s", path)
+        return 1
+    print(path)
+    window.close()
+    return 0

@@ -1,0 +1,298 @@
+"""The search view: a query box, ranked results with highlighted snippets, the timings of
+each search stage, and a viewer that opens a hit inside its whole document."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from functools import partial
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal, Slot
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QProgressBar,
+    QPushButton,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.knowledge.types import Base, SearchResponse
+from app.ui.context import UiContext
+from app.ui.errors import describe
+from app.ui.search.chunk_viewer import ChunkViewer
+from app.ui.search.debug_strip import DebugStrip
+from app.ui.search.result_delegate import ResultDelegate
+from app.ui.search.results_model import SearchResultsModel
+
+# Searches faster than this never show the busy bar, so typing does not make it flicker.
+BUSY_DELAY_MS = 150
+
+
+class ViewState(StrEnum):
+    NO_BASE = "no_base"
+    HINT = "hint"
+    RESULTS = "results"
+    EMPTY = "empty"
+    ERROR = "error"
+
+
+class SearchView(QWidget):
+    searchFinished = Signal(object)  # SearchResponse, after it is displayed
+    searchFailed = Signal(object)  # the exception, after it is displayed
+
+    def __init__(self, ctx: UiContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("searchView")
+        self._ctx = ctx
+        self._base: Base | None = None
+        # Bumped by every search and base change; a reply carrying an older number is stale.
+        self._generation = 0
+        self._running = False
+        self._state = ViewState.NO_BASE
+        self._shown_query = ""
+        self._shown_base_id: str | None = None
+        self._viewer: ChunkViewer | None = None
+
+        self._query = QLineEdit(self)
+        self._query.setObjectName("searchQuery")
+        self._query.setPlaceholderText(self.tr("Search this knowledge base"))
+        self._query.setClearButtonEnabled(True)
+        self._button = QPushButton(self.tr("Search"), self)
+        self._button.setObjectName("searchButton")
+        self._busy = QProgressBar(self)
+        self._busy.setObjectName("searchBusy")
+        self._busy.setRange(0, 0)
+        self._busy.setTextVisible(False)
+        self._busy.setFixedHeight(4)
+        self._busy.hide()
+        self._busy_timer = QTimer(self)
+        self._busy_timer.setSingleShot(True)
+        self._busy_timer.setInterval(BUSY_DELAY_MS)
+
+        self._strip = DebugStrip(self)
+        self._summary = QLabel(self)
+        self._summary.setObjectName("searchSummary")
+
+        self._model = SearchResultsModel(self)
+        self._list = QListView(self)
+        self._list.setObjectName("searchResults")
+        self._list.setModel(self._model)
+        self._list.setItemDelegate(ResultDelegate(self._list))
+        self._list.setResizeMode(QListView.ResizeMode.Adjust)
+        self._list.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self._list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self._list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self._list.setAlternatingRowColors(True)
+
+        self._message = QLabel(self)
+        self._message.setObjectName("searchMessage")
+        self._message.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._message.setWordWrap(True)
+        self._message.setTextFormat(Qt.TextFormat.PlainText)
+        font = self._message.font()
+        font.setPointSizeF(font.pointSizeF() * 1.2)
+        self._message.setFont(font)
+        self._detail = QLabel(self)
+        self._detail.setObjectName("searchMessageDetail")
+        self._detail.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._detail.setWordWrap(True)
+        self._detail.setTextFormat(Qt.TextFormat.PlainText)
+        self._detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        self._stack = QStackedWidget(self)
+        self._stack.setObjectName("searchStack")
+        message_page = QWidget(self._stack)
+        message_layout = QVBoxLayout(message_page)
+        message_layout.addStretch(1)
+        message_layout.addWidget(self._message)
+        message_layout.addWidget(self._detail)
+        message_layout.addStretch(2)
+        self._stack.addWidget(message_page)
+        self._stack.addWidget(self._list)
+
+        self._build_layout()
+        self._connect_signals()
+        self.set_base(None)
+
+    def _build_layout(self) -> None:
+        query_row = QHBoxLayout()
+        query_row.addWidget(self._query, 1)
+        query_row.addWidget(self._button)
+        info_row = QHBoxLayout()
+        info_row.addWidget(self._summary)
+        info_row.addWidget(self._strip, 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(query_row)
+        layout.addWidget(self._busy)
+        layout.addLayout(info_row)
+        layout.addWidget(self._stack, 1)
+
+    def _connect_signals(self) -> None:
+        self._query.returnPressed.connect(self._on_search_requested)
+        self._button.clicked.connect(self._on_search_requested)
+        self._busy_timer.timeout.connect(self._on_busy_timeout)
+        self._list.activated.connect(self._on_result_activated)
+
+    # -- public ------------------------------------------------------------------------
+
+    def set_base(self, base: Base | None) -> None:
+        """Search this base from now on (None: nothing selected, the view is disabled)."""
+        same = base is not None and self._base is not None and base.id == self._base.id
+        self._base = base
+        if same:
+            return  # settings changed; the results on screen still belong to this base
+        self._generation += 1
+        self._stop_busy()
+        self._clear_results()
+        self._query.setEnabled(base is not None)
+        self._button.setEnabled(base is not None)
+        if base is None:
+            self._show_message(
+                ViewState.NO_BASE,
+                self.tr("No knowledge base selected"),
+                self.tr("Choose a knowledge base on the left to search it."),
+            )
+        else:
+            self._show_hint()
+
+    def base(self) -> Base | None:
+        return self._base
+
+    def focus_query(self) -> None:
+        self._query.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self._query.selectAll()
+
+    def search(self, text: str | None = None) -> None:
+        """Search for `text` (default: the query box); a newer search supersedes this one."""
+        if self._base is None:
+            return
+        if text is not None:
+            self._query.setText(text)
+        query = self._query.text().strip()
+        self._generation += 1
+        if not query:
+            self._stop_busy()
+            self._clear_results()
+            self._show_hint()
+            return
+        generation = self._generation
+        base_id = self._base.id
+        service = self._ctx.service
+        self._running = True
+        self._busy_timer.start()
+        self._ctx.tasks.run(
+            lambda: service.search(base_id, query),
+            partial(self._on_search_done, generation, base_id),
+            partial(self._on_search_failed, generation),
+        )
+
+    def open_result(self, row: int) -> ChunkViewer:
+        """Show the result at `row` inside its document."""
+        if self._viewer is None:
+            self._viewer = ChunkViewer(self._ctx, self)
+        assert self._shown_base_id is not None
+        self._viewer.show_result(self._shown_base_id, self._model.result(row), self._shown_query)
+        return self._viewer
+
+    def state(self) -> ViewState:
+        return self._state
+
+    def is_busy(self) -> bool:
+        return self._running
+
+    def model(self) -> SearchResultsModel:
+        return self._model
+
+    def results_view(self) -> QListView:
+        return self._list
+
+    def debug_strip(self) -> DebugStrip:
+        return self._strip
+
+    def chunk_viewer(self) -> ChunkViewer | None:
+        return self._viewer
+
+    # -- slots -------------------------------------------------------------------------
+
+    @Slot()
+    def _on_search_requested(self) -> None:
+        self.search()
+
+    @Slot()
+    def _on_busy_timeout(self) -> None:
+        if self._running:
+            self._busy.show()
+
+    @Slot(QModelIndex)
+    def _on_result_activated(self, index: QModelIndex | QPersistentModelIndex) -> None:
+        if index.isValid():
+            self.open_result(index.row())
+
+    def _on_search_done(self, generation: int, base_id: str, response: SearchResponse) -> None:
+        if generation != self._generation:
+            return  # a newer search or another base took over
+        self._stop_busy()
+        self._shown_query = response.query
+        self._shown_base_id = base_id
+        self._model.set_results(response.results, response.query)
+        self._strip.show_response(response)
+        count = len(response.results)
+        self._summary.setText(self.tr("%n result(s)", "", count))
+        self._summary.show()
+        if count:
+            self._state = ViewState.RESULTS
+            self._stack.setCurrentWidget(self._list)
+            self._list.setCurrentIndex(self._model.index(0, 0))
+            self._list.scrollToTop()
+        else:
+            self._show_message(
+                ViewState.EMPTY,
+                self.tr("No results"),
+                self.tr("Nothing in this knowledge base matches the query. Try other words."),
+            )
+        self.searchFinished.emit(response)
+
+    def _on_search_failed(self, generation: int, error: BaseException) -> None:
+        if generation != self._generation:
+            return
+        self._stop_busy()
+        self._clear_results()
+        headline, detail = describe(error)
+        self._show_message(ViewState.ERROR, headline, detail, error=True)
+        self.searchFailed.emit(error)
+
+    # -- helpers -----------------------------------------------------------------------
+
+    def _stop_busy(self) -> None:
+        self._running = False
+        self._busy_timer.stop()
+        self._busy.hide()
+
+    def _clear_results(self) -> None:
+        self._model.clear()
+        self._strip.clear()
+        self._summary.clear()
+        self._summary.hide()
+        self._shown_query = ""
+        self._shown_base_id = None
+
+    def _show_hint(self) -> None:
+        self._show_message(
+            ViewState.HINT,
+            self.tr("Type a query and press Enter"),
+            self.tr("Words or a question; the most relevant passages are listed first."),
+        )
+
+    def _show_message(
+        self, state: ViewState, headline: str, detail: str, *, error: bool = False
+    ) -> None:
+        self._state = state
+        self._message.setText(headline)
+        self._message.setStyleSheet("QLabel { color: #c62828; }" if error else "")
+        self._detail.setText(detail)
+        self._detail.setVisible(bool(detail))
+        self._stack.setCurrentIndex(0)

@@ -1,0 +1,261 @@
+"""Creating a knowledge base: a name and the retrieval settings.
+
+Creation probes the embedding model for its vector size, a network call that can take a while,
+so it runs off the GUI thread; the dialog stays open (busy) until it returns and shows a failure
+inline. Closing it meanwhile lets the creation finish and reports the outcome as a notification.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QVBoxLayout,
+    QWidget,
+)
+from shiboken6 import isValid
+
+from app.knowledge.types import Base
+from app.ui.context import UiContext
+from app.ui.errors import describe
+from app.ui.settings.model_picker import ProviderLoader
+from app.ui.settings.rag_form import RagSettings, RagSettingsForm
+from app.ui.settings.rag_panel import ERROR_STYLE
+
+LAST_MODEL_KEY = "newBase/embeddingModel"
+
+
+class NewBaseDialog(QDialog):
+    """Asks for a name and settings, then creates the base; `created_base` holds it."""
+
+    # the new Base
+    baseCreated = Signal(object)
+    modelsLoaded = Signal()
+    busyChanged = Signal(bool)
+
+    def __init__(self, ctx: UiContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("newBaseDialog")
+        self.setWindowTitle(self.tr("New knowledge base"))
+        self._ctx = ctx
+        self._busy = False
+        # Closed while creating: the result goes to the notifier instead of the dialog.
+        self._abandoned = False
+        self._delete_when_done = False
+        self._model_chosen = False
+        self.created_base: Base | None = None
+        self.name_edit = QLineEdit(self)
+        self.name_edit.setObjectName("baseName")
+        self.name_edit.setPlaceholderText(self.tr("For example: Research papers"))
+        self.form = RagSettingsForm(self)
+        self.progress = QProgressBar(self)
+        self.progress.setObjectName("busyIndicator")
+        self.progress.setRange(0, 0)
+        self.progress.setTextVisible(False)
+        self.progress.hide()
+        self.busy_label = QLabel(self)
+        self.busy_label.setObjectName("busyLabel")
+        self.busy_label.setWordWrap(True)
+        self.busy_label.hide()
+        self.error_label = QLabel(self)
+        self.error_label.setObjectName("errorLabel")
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet(ERROR_STYLE)
+        self.error_label.hide()
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        self.create_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.create_button.setObjectName("createButton")
+        self.create_button.setText(self.tr("Create"))
+        self._loader = ProviderLoader(ctx, self)
+        self._build_layout()
+        self._connect_signals()
+        self._update_controls()
+        self.reload_models()
+
+    def _build_layout(self) -> None:
+        name_row = QFormLayout()
+        name_row.addRow(self.tr("Name:"), self.name_edit)
+        layout = QVBoxLayout(self)
+        layout.addLayout(name_row)
+        layout.addWidget(self.form)
+        layout.addWidget(self.error_label)
+        layout.addWidget(self.busy_label)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.buttons)
+
+    def _connect_signals(self) -> None:
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self.name_edit.textChanged.connect(self._on_input_changed)
+        self.form.changed.connect(self._on_input_changed)
+        # `activated` comes from the person only, never from the default choice below.
+        self.form.embedding_picker.activated.connect(self._on_model_activated)
+        self._loader.loaded.connect(self._on_providers_loaded)
+        self._loader.failed.connect(self._on_providers_failed)
+
+    # -- public ---------------------------------------------------------------------------
+
+    @Slot()
+    def reload_models(self) -> None:
+        self._loader.load()
+
+    def is_busy(self) -> bool:
+        return self._busy
+
+    @Slot()
+    def accept(self) -> None:
+        """Start creating the base; the dialog closes when it exists."""
+        if self._busy:
+            return
+        name = self.name_edit.text().strip()
+        if not name:
+            self._show_message(self.tr("Give the knowledge base a name."), "")
+            self.name_edit.setFocus()
+            return
+        if not self.form.is_valid():
+            return
+        self._create(name, self.form.settings())
+
+    @Slot()
+    def reject(self) -> None:
+        if self._busy:
+            # Stay alive (hidden) until the creation returns, so baseCreated still reaches
+            # the window; a dialog meant to be deleted on close is deleted then.
+            self._abandoned = True
+            self._delete_when_done = self.testAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, False)
+        super().reject()
+
+    # -- creating -------------------------------------------------------------------------
+
+    def _create(self, name: str, settings: RagSettings) -> None:
+        self._clear_error()
+        if settings.embedding_model:
+            text = self.tr("Creating the knowledge base and checking {0}…").format(
+                settings.embedding_model
+            )
+        else:
+            text = self.tr("Creating the knowledge base…")
+        self._set_busy(True, text)
+        service = self._ctx.service
+        notifier = self._ctx.notifier
+
+        def done(base: Base) -> None:
+            if isValid(self):
+                self._on_created(base)
+            else:
+                created = QCoreApplication.translate(
+                    "NewBaseDialog", "Knowledge base “{0}” created"
+                )
+                notifier.notify(created.format(base.name))
+
+        def failed(exc: BaseException) -> None:
+            if isValid(self):
+                self._on_failed(exc)
+            else:
+                notifier.error(*describe(exc))
+
+        self._ctx.tasks.run(
+            lambda: service.create_base(
+                name,
+                embedding_model=settings.embedding_model,
+                rerank_model=settings.rerank_model,
+                document_count=settings.document_count,
+                threshold=settings.threshold,
+                chunk_size=settings.chunk_size,
+                chunk_overlap=settings.chunk_overlap,
+            ),
+            done,
+            failed,
+        )
+
+    def _on_created(self, base: Base) -> None:
+        self.created_base = base
+        self._ctx.settings.setValue(LAST_MODEL_KEY, base.embedding_model or "")
+        self._set_busy(False)
+        self.baseCreated.emit(base)
+        if self._abandoned:
+            self._ctx.notifier.notify(self.tr("Knowledge base “{0}” created").format(base.name))
+            self._finish_abandoned()
+        else:
+            super().accept()
+
+    def _on_failed(self, exc: BaseException) -> None:
+        self._set_busy(False)
+        if self._abandoned:
+            self._ctx.notifier.error(*describe(exc))
+            self._finish_abandoned()
+        else:
+            self._show_message(*describe(exc))
+
+    def _finish_abandoned(self) -> None:
+        if self._delete_when_done:
+            self.deleteLater()
+
+    # -- state ----------------------------------------------------------------------------
+
+    @Slot(list)
+    def _on_providers_loaded(self, providers: list[Any]) -> None:
+        self.form.set_providers(providers)
+        if not self._model_chosen:
+            self.form.embedding_picker.set_current_model(self._default_model())
+        self.modelsLoaded.emit()
+
+    @Slot(object)
+    def _on_providers_failed(self, exc: BaseException) -> None:
+        self._show_message(*describe(exc))
+
+    def _default_model(self) -> str | None:
+        """The model used for the last new base if it is still offered, else the first one a
+        configured provider offers, else none (the built-in model is an explicit choice: it
+        needs an optional install)."""
+        picker = self.form.embedding_picker
+        last = str(self._ctx.settings.value(LAST_MODEL_KEY, "") or "")
+        offered = picker.available_models()
+        if last in offered:
+            return last
+        configured = picker.available_models(include_builtin=False)
+        return configured[0] if configured else None
+
+    @Slot(int)
+    def _on_model_activated(self, _row: int) -> None:
+        self._model_chosen = True
+
+    @Slot()
+    def _on_input_changed(self) -> None:
+        self._update_controls()
+
+    def _set_busy(self, busy: bool, text: str = "") -> None:
+        self._busy = busy
+        self.busy_label.setText(text)
+        self.busy_label.setVisible(busy)
+        self.progress.setVisible(busy)
+        self._update_controls()
+        self.busyChanged.emit(busy)
+
+    def _update_controls(self) -> None:
+        self.name_edit.setEnabled(not self._busy)
+        self.form.setEnabled(not self._busy)
+        ready = bool(self.name_edit.text().strip()) and self.form.is_valid()
+        self.create_button.setEnabled(ready and not self._busy)
+
+    def _show_message(self, headline: str, detail: str) -> None:
+        text = f"<b>{html.escape(headline)}</b>"
+        if detail:
+            text += f"<br>{html.escape(detail)}"
+        self.error_label.setText(text)
+        self.error_label.show()
+
+    def _clear_error(self) -> None:
+        self.error_label.clear()
+        self.error_label.hide()

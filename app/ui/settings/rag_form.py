@@ -1,0 +1,265 @@
+"""The controls of a knowledge base's retrieval settings, shared by the settings panel and the
+new-base dialog. The search mode is derived from the embedding model (no model: full-text only;
+a model: hybrid), so there is no mode selector and no fusion weight."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.knowledge.types import (
+    DEFAULT_CHUNK_OVERLAP,
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_DOCUMENT_COUNT,
+    Base,
+)
+from app.ui.settings.model_picker import ModelPicker, ProviderInfo, Purpose
+
+MAX_DOCUMENT_COUNT = 200  # the engine's limit (admin._check_settings)
+MAX_CHUNK_SIZE = 100_000
+DEFAULT_THRESHOLD = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class RagSettings:
+    """The values the form edits, in the engine's terms."""
+
+    embedding_model: str | None = None
+    rerank_model: str | None = None
+    document_count: int = DEFAULT_DOCUMENT_COUNT
+    threshold: float | None = None
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+    chunk_overlap: int = DEFAULT_CHUNK_OVERLAP
+
+    @classmethod
+    def of(cls, base: Base) -> RagSettings:
+        return cls(**{f.name: getattr(base, f.name) for f in fields(cls)})
+
+    @property
+    def chunks_valid(self) -> bool:
+        return 0 <= self.chunk_overlap < self.chunk_size
+
+    def update_arguments(self, baseline: RagSettings) -> dict[str, Any]:
+        """`update_base` arguments for what differs from `baseline`; the embedding model is
+        left out (it changes through a restore or a backfill)."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if f.name != "embedding_model" and getattr(self, f.name) != getattr(baseline, f.name)
+        }
+
+
+class CollapsibleSection(QWidget):
+    """A titled section whose body folds away behind an arrow button."""
+
+    toggled = Signal(bool)
+
+    def __init__(self, title: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.toggle = QToolButton(self)
+        self.toggle.setObjectName("sectionToggle")
+        self.toggle.setText(title)
+        self.toggle.setCheckable(True)
+        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.toggle.setAutoRaise(True)
+        self.body = QWidget(self)
+        self.body.setObjectName("sectionBody")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.toggle)
+        layout.addWidget(self.body)
+        self.set_expanded(False)
+        self._connect_signals()
+
+    def _connect_signals(self) -> None:
+        self.toggle.toggled.connect(self._on_toggled)
+
+    def is_expanded(self) -> bool:
+        return self.toggle.isChecked()
+
+    def set_expanded(self, expanded: bool) -> None:
+        self.toggle.setChecked(expanded)
+        self._on_toggled(expanded)
+
+    @Slot(bool)
+    def _on_toggled(self, expanded: bool) -> None:
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
+        self.body.setVisible(expanded)
+        self.toggled.emit(expanded)
+
+
+class RagSettingsForm(QWidget):
+    """Embedding and rerank pickers, document count, threshold and (folded) chunking."""
+
+    changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("ragForm")
+        self._loading = False
+        self.embedding_picker = ModelPicker(Purpose.EMBEDDING, self)
+        self.embedding_picker.setObjectName("embeddingModel")
+        self.search_mode = QLabel(self)
+        self.search_mode.setObjectName("searchMode")
+        self.search_mode.setWordWrap(True)
+        self.rerank_picker = ModelPicker(Purpose.RERANK, self)
+        self.rerank_picker.setObjectName("rerankModel")
+        self.document_count = QSpinBox(self)
+        self.document_count.setObjectName("documentCount")
+        self.document_count.setRange(1, MAX_DOCUMENT_COUNT)
+        self.threshold_label = QLabel(self.tr("Relevance threshold:"), self)
+        self.threshold_enabled = QCheckBox(self.tr("Drop results scoring below"), self)
+        self.threshold_enabled.setObjectName("thresholdEnabled")
+        self.threshold = QDoubleSpinBox(self)
+        self.threshold.setObjectName("threshold")
+        self.threshold.setRange(0.0, 1.0)
+        self.threshold.setSingleStep(0.05)
+        self.threshold.setDecimals(2)
+        self.threshold.setValue(DEFAULT_THRESHOLD)
+        self.threshold_hint = QLabel(
+            self.tr(
+                "Applies to reranked relevance scores only; ranking scores are never filtered."
+            ),
+            self,
+        )
+        self.threshold_hint.setWordWrap(True)
+        self.advanced = CollapsibleSection(self.tr("Advanced"), self)
+        self.advanced.setObjectName("advanced")
+        self.chunk_size = QSpinBox(self.advanced.body)
+        self.chunk_size.setObjectName("chunkSize")
+        self.chunk_size.setRange(1, MAX_CHUNK_SIZE)
+        self.chunk_size.setSingleStep(64)
+        self.chunk_overlap = QSpinBox(self.advanced.body)
+        self.chunk_overlap.setObjectName("chunkOverlap")
+        self.chunk_overlap.setRange(0, MAX_CHUNK_SIZE)
+        self.chunk_overlap.setSingleStep(16)
+        self.chunk_error = QLabel(self.tr("The overlap must be smaller than the chunk size."))
+        self.chunk_error.setObjectName("chunkError")
+        self.chunk_error.setWordWrap(True)
+        self.chunk_error.setStyleSheet("color: #d32f2f;")
+        self.chunk_note = QLabel(
+            self.tr(
+                "Chunk sizes are counted in tokens. Changes apply to content added or "
+                "reindexed after saving; what is already indexed keeps its chunks."
+            )
+        )
+        self.chunk_note.setObjectName("chunkNote")
+        self.chunk_note.setWordWrap(True)
+        self._build_layout()
+        self.set_settings(RagSettings())
+        self._connect_signals()
+
+    def _build_layout(self) -> None:
+        for spin in (self.chunk_size, self.chunk_overlap):
+            spin.setSuffix(self.tr(" tokens"))
+        self.document_count.setToolTip(self.tr("How many results a search returns."))
+        threshold_row = QHBoxLayout()
+        threshold_row.addWidget(self.threshold_enabled)
+        threshold_row.addWidget(self.threshold)
+        threshold_row.addStretch(1)
+        form = QFormLayout()
+        form.addRow(self.tr("Embedding model:"), self.embedding_picker)
+        form.addRow("", self.search_mode)
+        form.addRow(self.tr("Rerank model:"), self.rerank_picker)
+        form.addRow(self.tr("Document count:"), self.document_count)
+        form.addRow(self.threshold_label, threshold_row)
+        form.addRow("", self.threshold_hint)
+        advanced = QFormLayout(self.advanced.body)
+        advanced.addRow(self.tr("Chunk size:"), self.chunk_size)
+        advanced.addRow(self.tr("Chunk overlap:"), self.chunk_overlap)
+        advanced.addRow(self.chunk_error)
+        advanced.addRow(self.chunk_note)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(form)
+        layout.addWidget(self.advanced)
+
+    def _connect_signals(self) -> None:
+        self.embedding_picker.modelChanged.connect(self._on_changed)
+        self.rerank_picker.modelChanged.connect(self._on_changed)
+        self.document_count.valueChanged.connect(self._on_changed)
+        self.threshold_enabled.toggled.connect(self._on_changed)
+        self.threshold.valueChanged.connect(self._on_changed)
+        self.chunk_size.valueChanged.connect(self._on_changed)
+        self.chunk_overlap.valueChanged.connect(self._on_changed)
+
+    # -- values ---------------------------------------------------------------------------
+
+    def settings(self) -> RagSettings:
+        threshold = round(self.threshold.value(), 2) if self.threshold_enabled.isChecked() else None
+        return RagSettings(
+            embedding_model=self.embedding_picker.current_model(),
+            rerank_model=self.rerank_picker.current_model(),
+            document_count=self.document_count.value(),
+            threshold=threshold,
+            chunk_size=self.chunk_size.value(),
+            chunk_overlap=self.chunk_overlap.value(),
+        )
+
+    def set_settings(self, settings: RagSettings) -> None:
+        self._loading = True
+        try:
+            self.embedding_picker.set_current_model(settings.embedding_model)
+            self.rerank_picker.set_current_model(settings.rerank_model)
+            self.document_count.setValue(settings.document_count)
+            self.threshold_enabled.setChecked(settings.threshold is not None)
+            if settings.threshold is not None:
+                self.threshold.setValue(settings.threshold)
+            self.chunk_size.setValue(settings.chunk_size)
+            self.chunk_overlap.setValue(settings.chunk_overlap)
+        finally:
+            self._loading = False
+        self._refresh()
+        self.changed.emit()
+
+    def set_providers(self, providers: Sequence[ProviderInfo]) -> None:
+        self.embedding_picker.set_providers(providers)
+        self.rerank_picker.set_providers(providers)
+
+    def is_valid(self) -> bool:
+        return self.settings().chunks_valid
+
+    # -- reactions ------------------------------------------------------------------------
+
+    @Slot()
+    def _on_changed(self) -> None:
+        if self._loading:
+            return
+        self._refresh()
+        self.changed.emit()
+
+    def _refresh(self) -> None:
+        reranked = self.rerank_picker.current_model() is not None
+        # Without a reranker every score is a ranking score, which a threshold never filters.
+        for widget in (
+            self.threshold_label,
+            self.threshold_enabled,
+            self.threshold,
+            self.threshold_hint,
+        ):
+            widget.setVisible(reranked)
+        self.threshold.setEnabled(self.threshold_enabled.isChecked())
+        valid = self.is_valid()
+        self.chunk_error.setVisible(not valid)
+        if not valid:
+            self.advanced.set_expanded(True)  # an error never hides behind the fold
+        if self.embedding_picker.current_model() is None:
+            self.search_mode.setText(self.tr("Searches use full-text matching (BM25) only."))
+        else:
+            self.search_mode.setText(
+                self.tr("Searches combine full-text matching with this model's vectors (hybrid).")
+            )

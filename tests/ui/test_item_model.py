@@ -1,0 +1,115 @@
+"""The item tree model diffs catalog reads into row inserts, removals and changes."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+
+from PySide6.QtCore import QModelIndex, Qt
+from pytestqt.modeltest import ModelTester
+from pytestqt.qtbot import QtBot
+
+from app.knowledge.types import Item, ItemStatus, ItemType
+from app.ui.items.item_model import Column, ItemTreeModel, Role
+from app.ui.items.status_delegate import _counts, aggregate_text, badge_text
+
+
+def _item(item_id: str, parent: str | None = None, **changes: object) -> Item:
+    base = Item(
+        id=item_id,
+        base_id="b",
+        parent_id=parent,
+        type=ItemType.DIRECTORY if item_id.startswith("dir") else ItemType.FILE,
+        source=f"/data/{item_id}",
+        title=item_id,
+        relative_path=None,
+        status=ItemStatus.PREPARING,
+        phase=None,
+        progress=None,
+        error_code=None,
+        error_message=None,
+        chunk_count=0,
+        size=100,
+        content_hash=None,
+        created_at=1.0,
+        updated_at=1.0,
+    )
+    return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
+
+
+def test_model_follows_catalog_reads(qtmodeltester: ModelTester, qtbot: QtBot) -> None:
+    model = ItemTreeModel()
+    qtmodeltester.check(model)
+    first = [_item("dir1"), _item("a", "dir1"), _item("b", "dir1"), _item("c")]
+    changes = model.apply_items(first)
+    assert [new.id for old, new in changes if old is None] == ["dir1", "c", "a", "b"]
+    assert model.rowCount() == 2
+    assert model.rowCount(model.index_of("dir1")) == 2
+    qtmodeltester.check(model)
+
+    # One child completes: only its row (and its parent's aggregate) change.
+    done = _item("a", "dir1", status=ItemStatus.COMPLETED, chunk_count=3)
+    with qtbot.waitSignal(model.dataChanged) as changed:
+        changes = model.apply_items([first[0], done, first[2], first[3]])
+    assert [(old.status if old else None, new.status) for old, new in changes] == [
+        (ItemStatus.PREPARING, ItemStatus.COMPLETED)
+    ]
+    assert changed.args[0].row() == model.index_of("a").row()
+    dir_index = model.index_of("dir1", Column.STATUS)
+    assert model.data(dir_index, Role.AGGREGATE) == Counter(
+        {ItemStatus.COMPLETED: 1, ItemStatus.PREPARING: 1}
+    )
+    # Through QVariant (what the delegate sees) the statuses arrive as plain strings.
+    assert dir_index.data(Role.STATUS) == "preparing"
+    assert _counts(dir_index.data(Role.AGGREGATE)) == Counter(
+        {ItemStatus.COMPLETED: 1, ItemStatus.PREPARING: 1}
+    )
+    assert model.data(model.index_of("dir1", Column.CHUNKS)) == "3"
+
+    # A child disappears (deleted) and a new root item arrives.
+    with qtbot.waitSignal(model.rowsRemoved):
+        model.apply_items([first[0], done, first[3], _item("d")])
+    assert model.rowCount(model.index_of("dir1")) == 1
+    assert model.rowCount() == 3
+    qtmodeltester.check(model)
+
+    # The folder goes: its children go with it.
+    model.apply_items([first[3], _item("d")])
+    assert not model.index_of("a").isValid()
+    assert model.rowCount() == 2
+    qtmodeltester.check(model)
+
+
+def test_live_progress_only_for_running_items(qtbot: QtBot) -> None:
+    model = ItemTreeModel()
+    running = _item("a", status=ItemStatus.PROCESSING)
+    model.apply_items([running, _item("b", status=ItemStatus.COMPLETED)])
+    with qtbot.waitSignal(model.dataChanged):
+        model.set_progress("a", "embedding", 42.0)
+    status = model.index_of("a", Column.STATUS)
+    assert model.data(status, Role.PHASE) == "embedding"
+    assert model.data(status, Role.PROGRESS) == 42.0
+    with qtbot.assertNotEmitted(model.dataChanged):
+        model.set_progress("b", "embedding", 10.0)
+    # Once the catalog says the item settled, the live figure is dropped.
+    model.apply_items([_item("a", status=ItemStatus.COMPLETED), _item("b", status=ItemStatus.COMPLETED)])
+    assert model.data(status, Role.PHASE) is None
+
+
+def test_failed_tooltip_and_badge_texts() -> None:
+    model = ItemTreeModel()
+    failed = _item("a", status=ItemStatus.FAILED, error_code="READ_FAILED", error_message="bad zip")
+    model.apply_items([failed])
+    tooltip = model.data(model.index_of("a", Column.NAME), Qt.ItemDataRole.ToolTipRole)
+    assert "bad zip" in str(tooltip) and "could not be read" in str(tooltip)
+    assert badge_text(ItemStatus.PROCESSING, "embedding", 42.4) == "Embedding 42%"
+    assert badge_text(ItemStatus.COMPLETED, None, None) == "Completed"
+    counts = Counter({ItemStatus.COMPLETED: 3, ItemStatus.FAILED: 1, ItemStatus.PROCESSING: 2})
+    assert aggregate_text(counts) == "4/6 · 1 failed"
+    assert not model.index(5, 0, QModelIndex()).isValid()
+
+
+def test_column_count_constant_matches_the_enum() -> None:
+    from app.ui.items.item_model import _COLUMNS
+
+    assert len(Column) == _COLUMNS

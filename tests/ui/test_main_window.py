@@ -1,0 +1,197 @@
+"""The main window driven through its real widgets: create a base, drop files, watch the
+badges, search, delete."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
+from pytestqt.modeltest import ModelTester
+from pytestqt.qtbot import QtBot
+
+from app.knowledge.ingestion import OnConflict
+from app.knowledge.types import ItemStatus
+from app.ui.context import UiContext
+from app.ui.items.item_model import Column, Role
+from app.ui.main_window import PAGE_BASE, PAGE_EMPTY, MainWindow
+from app.ui.settings.new_base_dialog import NewBaseDialog
+
+
+@pytest.fixture
+def window(qtbot: QtBot, ui_ctx: UiContext) -> Iterator[MainWindow]:
+    win = MainWindow(ui_ctx)
+    qtbot.addWidget(win)
+    win.show()
+    win.start()
+    qtbot.waitUntil(lambda: win.bases.loaded)
+    yield win
+    win.close()
+
+
+def drop_urls(widget: QWidget, urls: list[QUrl]) -> tuple[QDropEvent, QMimeData]:
+    """A drag entering `widget` and dropping `urls` on it, as the window system sends it.
+    The mime data is returned too: the event does not keep it alive."""
+    mime = QMimeData()
+    mime.setUrls(urls)
+    args = (Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    enter = QDragEnterEvent(QPoint(20, 20), *args)
+    QApplication.sendEvent(widget, enter)
+    assert enter.isAccepted()
+    drop = QDropEvent(QPointF(20, 20), *args)
+    QApplication.sendEvent(widget, drop)
+    return drop, mime
+
+
+def create_base_through_dialog(qtbot: QtBot, window: MainWindow, name: str) -> None:
+    dialog = window.open_new_base_dialog()
+    assert isinstance(dialog, NewBaseDialog)
+    qtbot.waitUntil(lambda: dialog.form.embedding_picker.count() > 0)
+    name_edit = dialog.findChild(QLineEdit, "baseName")
+    assert name_edit is not None
+    qtbot.keyClicks(name_edit, name)
+    dialog.form.embedding_picker.set_current_model("fake:bow")
+    with qtbot.waitSignal(dialog.baseCreated, timeout=10_000):
+        qtbot.mouseClick(dialog.create_button, Qt.MouseButton.LeftButton)
+
+
+def statuses(window: MainWindow) -> dict[str, ItemStatus]:
+    model = window.items.model
+    return {Path(item.source).name: item.status for item in model.items()}
+
+
+def test_first_run_shows_the_empty_state(window: MainWindow) -> None:
+    assert window.pages.currentIndex() == PAGE_EMPTY
+    assert window.empty.isVisible()
+
+
+def test_create_drop_search_delete(
+    qtbot: QtBot, window: MainWindow, ui_ctx: UiContext, tmp_path: Path, qtmodeltester: ModelTester
+) -> None:
+    create_base_through_dialog(qtbot, window, "Papers")
+    qtbot.waitUntil(lambda: window.current_base() is not None and window.current_base().name == "Papers")  # type: ignore[union-attr]
+    assert window.pages.currentIndex() == PAGE_BASE
+    assert "Papers" in window.windowTitle()
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "otters.md").write_text("# Otters\n\nSea otters hold hands while they sleep.", "utf-8")
+    (docs / "kelp.txt").write_text("Kelp forests shelter many fish and otters.", "utf-8")
+    event, _mime = drop_urls(
+        window.items.view.viewport(),
+        [QUrl.fromLocalFile(str(docs / "otters.md")), QUrl.fromLocalFile(str(docs / "kelp.txt"))],
+    )
+    assert event.isAccepted()
+    qtbot.waitUntil(
+        lambda: statuses(window) == {"otters.md": ItemStatus.COMPLETED, "kelp.txt": ItemStatus.COMPLETED},
+        timeout=20_000,
+    )
+    qtmodeltester.check(window.items.model)
+    qtmodeltester.check(window.bases.model)
+    badge = window.items.model.index_of(window.items.model.items()[0].id, Column.STATUS)
+    assert badge.data(Role.STATUS) == ItemStatus.COMPLETED
+    assert "2 completed" in window.counts_label.text()
+
+    # Ctrl+F focuses the query box; Enter searches.
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    query = window.search.findChild(QLineEdit, "searchQuery")
+    assert query is not None and query.hasFocus()
+    with qtbot.waitSignal(window.search.searchFinished, timeout=10_000) as found:
+        qtbot.keyClicks(query, "sea otters sleep")
+        qtbot.keyClick(query, Qt.Key.Key_Return)
+    assert Path(found.args[0].results[0].source).name == "otters.md"
+    assert window.search.model().rowCount() >= 1
+
+    # Dropping the same file again asks once; "skip" keeps one copy.
+    asked: list[int] = []
+
+    def answer(skipped: list[tuple[str, str]]) -> OnConflict:
+        asked.append(len(skipped))
+        return OnConflict.SKIP
+
+    window.items.adder.ask_conflict = answer
+    with qtbot.waitSignal(window.items.adder.finished):
+        drop_urls(window.items.view.viewport(), [QUrl.fromLocalFile(str(docs / "kelp.txt"))])
+    assert asked == [1]
+    assert len(window.items.model.items()) == 2
+
+    # Delete both: the rows show deleting, then go.
+    window.items.view.selectAll()
+    window.items.confirm = lambda title, question: True
+    seen_deleting: list[bool] = []
+    window.items.model.dataChanged.connect(
+        lambda *_: seen_deleting.append(
+            any(i.status is ItemStatus.DELETING for i in window.items.model.items())
+        )
+    )
+    ui_ctx.executor.shutdown()  # hold the deletion jobs so the deleting state can be seen
+    window.items.delete_action.trigger()
+    qtbot.waitUntil(lambda: set(statuses(window).values()) == {ItemStatus.DELETING}, timeout=10_000)
+    assert any(seen_deleting)
+    assert ui_ctx.service.run_pending_jobs() >= 1
+    window.items.feed.reload_now()
+    qtbot.waitUntil(lambda: window.items.model.rowCount() == 0, timeout=10_000)
+
+
+def test_threshold_follows_the_rerank_model(qtbot: QtBot, window: MainWindow, ui_ctx: UiContext) -> None:
+    base = ui_ctx.service.create_base("Reranked", embedding_model="fake:bow")
+    window.bases.reload(select=base.id)
+    qtbot.waitUntil(lambda: window.rag.base is not None)
+    window.tabs.setCurrentIndex(1)
+    threshold = window.rag.findChild(QWidget, "threshold")
+    assert threshold is not None
+    assert threshold.isHidden()
+    picker = window.rag.form.rerank_picker
+    picker.set_current_model("fake:rerank")
+    qtbot.waitUntil(lambda: not threshold.isHidden())
+    picker.set_current_model(None)
+    qtbot.waitUntil(threshold.isHidden)
+
+
+def test_failed_base_offers_restore(qtbot: QtBot, window: MainWindow, ui_ctx: UiContext) -> None:
+    from app.knowledge.types import BaseStatus
+
+    base = ui_ctx.service.create_base("Broken")
+    ui_ctx.service.catalog.set_base_status(base.id, BaseStatus.FAILED, "index lost")
+    window.bases.reload(select=base.id)
+    banner = window.items.findChild(QWidget, "failedBaseBanner")
+    assert banner is not None
+    qtbot.waitUntil(banner.isVisible)
+    assert not window.items.add_files_action.isEnabled()
+    with qtbot.waitSignal(window.items.baseRestored, timeout=10_000):
+        qtbot.mouseClick(window.items._restore_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not banner.isVisible(), timeout=10_000)
+    assert ui_ctx.service.get_base(base.id).status is BaseStatus.COMPLETED
+
+
+def test_base_rename_and_delete(qtbot: QtBot, window: MainWindow, ui_ctx: UiContext) -> None:
+    base = ui_ctx.service.create_base("Old name")
+    window.bases.reload(select=base.id)
+    qtbot.waitUntil(lambda: window.current_base() is not None)
+    index = window.bases.model.index(window.bases.model.row_of(base.id))
+    window.bases.model.setData(index, "New name")
+    qtbot.waitUntil(lambda: window.current_base().name == "New name")  # type: ignore[union-attr]
+    window.bases.confirm = lambda title, question: True
+    window.bases.delete_action.trigger()
+    qtbot.waitUntil(lambda: window.bases.model.rowCount() == 0)
+    assert ui_ctx.service.list_bases() == []
+    assert window.pages.currentIndex() == PAGE_EMPTY
+
+
+def test_layout_is_remembered(qtbot: QtBot, ui_ctx: UiContext) -> None:
+    first = MainWindow(ui_ctx)
+    qtbot.addWidget(first)
+    first.resize(700, 500)
+    first.show()
+    first.splitter.setSizes([250, 450])
+    first.close()
+    second = MainWindow(ui_ctx)
+    qtbot.addWidget(second)
+    second.show()
+    assert second.size().width() == 700
+    assert second.splitter.sizes()[0] == 250
