@@ -60,26 +60,31 @@ def create_demo(
     """Create and index the demo base; leave some items waiting, one embedding, one deleting
     and one failed, so every badge shows. `folder` receives the demo's source files."""
     chinese = language.startswith("zh")
-    folder.mkdir(parents=True, exist_ok=True)
+    handbook = folder / ("手册" if chinese else "handbook")
+    handbook.mkdir(parents=True, exist_ok=True)
     name = "产品文档" if chinese else "Product handbook"
     base = service.create_base(name, embedding_model=embedding_model)
     files = []
     for file_name, english, zh in DOCUMENTS:
-        path = folder / file_name
+        path = (handbook if file_name.endswith(".md") else folder) / file_name
         path.write_text(zh if chinese else english, encoding="utf-8")
         files.append(path)
-    empty = folder / ("空白.txt" if chinese else "blank.txt")
+    empty = handbook / ("空白.txt" if chinese else "blank.txt")
     empty.write_text("   \n", encoding="utf-8")  # fails: no indexable text
-    service.add(base.id, [*files, empty])
+    service.add(base.id, [handbook, files[-1]])
+    service.add_note(
+        base.id,
+        "会议记录" if chinese else "Meeting notes",
+        "决定：默认启用混合检索。" if chinese else "Decision: hybrid search is the default.",
+    )
     service.run_pending_jobs(base.id)
     later = _write_later_files(folder, chinese)
     waiting = service.add(base.id, later).added
     _show_running(service, waiting[0].id)
     doomed = next(i for i in service.list_items(base.id) if i.source == str(files[-1]))
     service.delete_items(base.id, [doomed.id])
-    return Demo(
-        base=service.get_base(base.id), query="混合检索 分块" if chinese else "hybrid search chunks"
-    )
+    query = "混合检索 分块" if chinese else "hybrid search chunks"
+    return Demo(base=service.get_base(base.id), query=query)
 
 
 def _write_later_files(folder: Path, chinese: bool) -> list[Path]:
@@ -102,5 +107,6 @@ def _write_later_files(folder: Path, chinese: bool) -> list[Path]:
 def _show_running(service: KnowledgeService, item_id: str) -> None:
     """Put one waiting item where a running job would be: processing, embedding, 45%."""
     catalog = service.catalog
-    catalog.set_item_status(item_id, ItemStatus.PROCESSING)
+    if catalog.require_item(item_id).status is not ItemStatus.PROCESSING:
+        catalog.set_item_status(item_id, ItemStatus.PROCESSING)
     catalog.set_item_phase(item_id, ItemPhase.EMBEDDING, 45.0)

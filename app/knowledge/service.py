@@ -35,8 +35,10 @@ from app.knowledge.types import (
     SearchResponse,
     TroveError,
 )
+from app.providers import async_probe
 from app.providers.factory import ProviderSettings, builtin_local_settings
 from app.providers.interfaces import Embedder, ModelResolver, ProviderError, Reranker
+from app.providers.local_model import LOCAL_MODEL_ID, local_model_available
 
 log = logging.getLogger(__name__)
 
@@ -285,11 +287,53 @@ class KnowledgeService:
         providers_config.remove_provider(self.catalog, provider_id)
         self._reload_providers()
 
+    def offline_model(self) -> str | None:
+        """The built-in offline embedding model's id, when its files and runtime are here."""
+        return LOCAL_MODEL_ID if local_model_available() else None
+
     def provider_models(self, provider_id: str) -> list[str]:
         return providers_config.provider_models(self.catalog, provider_id)
 
     def check_provider(self, provider_id: str, model: str | None = None) -> str:
         return providers_config.check_provider(self.catalog, provider_id, model)
+
+    async def probe_models(
+        self,
+        kind: str,
+        base_url: str,
+        *,
+        key: str | None = None,
+        provider_id: str | None = None,
+        name: str | None = None,
+    ) -> list[str]:
+        """The models a provider offers, for settings that need not be saved yet (the window's
+        form), awaited on the caller's asyncio loop. Without `key`, the key stored for
+        `provider_id` is used."""
+        try:
+            return await async_probe.list_models(
+                kind, base_url, key, provider_id=provider_id, name=name
+            )
+        except ProviderError as exc:
+            raise provider_failure(exc, ErrorCode.FETCH_FAILED) from exc
+
+    async def probe_connection(
+        self,
+        kind: str,
+        base_url: str,
+        *,
+        key: str | None = None,
+        provider_id: str | None = None,
+        model: str | None = None,
+        name: str | None = None,
+    ) -> str:
+        """check_provider for unsaved settings, awaited on the caller's asyncio loop: one real
+        call with `model` (default: the first model the provider lists)."""
+        try:
+            return await async_probe.test_connection(
+                kind, base_url, key, model, provider_id=provider_id, name=name
+            )
+        except ProviderError as exc:
+            raise provider_failure(exc, ErrorCode.FETCH_FAILED) from exc
 
     def _reload_providers(self) -> None:
         if not self._fixed_models:

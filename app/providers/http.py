@@ -1,6 +1,7 @@
-"""Shared sync HTTP plumbing for provider clients: retries, backoff, error codes, key hygiene.
+"""Shared HTTP plumbing for provider clients: retries, backoff, error codes, key hygiene.
 
-Every provider call goes through `ProviderHttp.request_json`, which
+Every provider call goes through `ProviderHttp.request_json` (the window's async probes in
+app/providers/async_probe.py apply the same module functions over an httpx.AsyncClient), which
 
 - fails at once with PROVIDER_AUTH_FAILED on 401/403 (retrying cannot fix a bad key);
 - retries 408/429/5xx, timeouts and connection errors with exponential backoff, honouring
@@ -172,11 +173,106 @@ class HttpOptions(TypedDict, total=False):
 
 
 @dataclass
-class _Retry:
+class Retry:
     """A failed attempt that is worth repeating."""
 
     reason: str
     retry_after: float | None = None
+
+
+def auth_headers(key: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"} if key else {}
+
+
+def transport_failure(
+    exc: httpx.TransportError | httpx.InvalidURL, url: str, key: str | None
+) -> ProviderError | Retry:
+    """What a request that got no answer means: a bad URL fails at once, the rest is retried.
+
+    Returned, not raised: the caller raises outside its `except` block, so the httpx error
+    (which holds the request and its Authorization header) is not chained onto what callers
+    see and log.
+    """
+    if isinstance(exc, httpx.TimeoutException):
+        return Retry(scrub(f"request timed out ({type(exc).__name__})", [key]))
+    if isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
+        return ProviderError(INVALID_ARGUMENT, scrub(f"invalid provider URL {url!r}: {exc}", [key]))
+    return Retry(scrub(f"connection failed ({type(exc).__name__}: {exc})", [key]))
+
+
+def check_response(
+    response: httpx.Response,
+    path: str,
+    *,
+    name: str,
+    key: str | None,
+    failure_code: str,
+    auth_hint: AuthHint = None,
+    clock: Clock = time.time,
+) -> Any:
+    """The decoded JSON of a 2xx answer, a `Retry` for a passing failure, else ProviderError."""
+    status = response.status_code
+    if 200 <= status < 300:
+        return decode_json(response, path, name=name, key=key, failure_code=failure_code)
+    detail = scrub(server_message(response), [key])
+    suffix = f": {detail}" if detail else ""
+    if status in (401, 403):
+        what = "rejected the API key" if key else "requires an API key (none is set)"
+        hint_text = auth_hint() if callable(auth_hint) else auth_hint
+        hint = f". {hint_text}" if hint_text and not key else ""
+        raise ProviderError(PROVIDER_AUTH_FAILED, f"{name} {what} (HTTP {status}){suffix}{hint}")
+    if status in TOO_LONG_STATUSES and (status == 413 or _TOO_LONG.search(detail)):
+        raise InputTooLong(f"{name}: input too long (HTTP {status}){suffix}")
+    if status in RETRYABLE_STATUSES:
+        return Retry(
+            f"HTTP {status} from {path}{suffix}",
+            parse_retry_after(response.headers.get("Retry-After"), clock()),
+        )
+    if status == 404:
+        raise ProviderError(
+            MODEL_NOT_AVAILABLE,
+            f"{name}: {path} answered HTTP 404 (unknown model or wrong base URL){suffix}",
+        )
+    raise ProviderError(failure_code, f"{name}: HTTP {status} from {path}{suffix}")
+
+
+def decode_json(
+    response: httpx.Response, path: str, *, name: str, key: str | None, failure_code: str
+) -> Any:
+    problem: str | None = None
+    try:
+        return json.loads(response.content)
+    except ValueError:
+        excerpt = " ".join(response.text[:80].split())
+        problem = f"{name}: {path} answered with a body that is not JSON ({excerpt!r})"
+    raise ProviderError(failure_code, scrub(problem, [key]))
+
+
+def wait_before_retry(
+    policy: RetryPolicy,
+    retry: Retry,
+    attempt: int,
+    total: int,
+    *,
+    name: str,
+    failure_code: str,
+) -> float:
+    """Seconds to wait before attempt `attempt + 1`; after the last attempt, raises instead."""
+    if attempt >= total:
+        raise ProviderError(
+            failure_code,
+            f"{name}: {retry.reason}; gave up after {total} attempt{'s' if total != 1 else ''}",
+            retryable=True,
+        )
+    delay = (
+        min(retry.retry_after, policy.max_retry_after)
+        if retry.retry_after is not None
+        else policy.backoff(attempt)
+    )
+    log.warning(
+        "%s: %s; attempt %d of %d, retrying in %.1f s", name, retry.reason, attempt, total, delay
+    )
+    return delay
 
 
 class ProviderHttp:
@@ -252,98 +348,40 @@ class ProviderHttp:
         """Send, retrying per the policy, and return the decoded JSON body of a 2xx answer."""
         url = self.base_url + path
         key = self.current_key()
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        headers = auth_headers(key)
         total = attempts or self.retry.max_attempts
         for attempt in range(1, total + 1):
             outcome = self._send(method, url, payload, headers, key)
-            if isinstance(outcome, _Retry):
-                retry = outcome
-            else:
-                checked = self._check(outcome, path, key, failure_code)
-                if not isinstance(checked, _Retry):
-                    return checked
-                retry = checked
-            if attempt == total:
-                raise ProviderError(
-                    failure_code,
-                    f"{self.name}: {retry.reason}; gave up after {total} attempt"
-                    f"{'s' if total != 1 else ''}",
-                    retryable=True,
+            if not isinstance(outcome, Retry):
+                outcome = check_response(
+                    outcome,
+                    path,
+                    name=self.name,
+                    key=key,
+                    failure_code=failure_code,
+                    auth_hint=self._auth_hint,
+                    clock=self._clock,
                 )
-            delay = (
-                min(retry.retry_after, self.retry.max_retry_after)
-                if retry.retry_after is not None
-                else self.retry.backoff(attempt)
+                if not isinstance(outcome, Retry):
+                    return outcome
+            self._sleep(
+                wait_before_retry(
+                    self.retry, outcome, attempt, total, name=self.name, failure_code=failure_code
+                )
             )
-            log.warning(
-                "%s: %s; attempt %d of %d, retrying in %.1f s",
-                self.name,
-                retry.reason,
-                attempt,
-                total,
-                delay,
-            )
-            self._sleep(delay)
         raise AssertionError("unreachable")  # the loop returns or raises on its last attempt
 
     def _send(
         self, method: str, url: str, payload: Any, headers: dict[str, str], key: str | None
-    ) -> httpx.Response | _Retry:
-        fatal: str | None = None
-        reason: str | None = None
+    ) -> httpx.Response | Retry:
+        failure: ProviderError | Retry
         try:
             return self._client.request(method, url, json=payload, headers=headers)
-        except httpx.TimeoutException as exc:
-            reason = f"request timed out ({type(exc).__name__})"
-        except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
-            fatal = f"invalid provider URL {url!r}: {exc}"
-        except httpx.TransportError as exc:
-            reason = f"connection failed ({type(exc).__name__}: {exc})"
-        # Raised here, outside the except blocks, so the httpx error (which holds the request
-        # and its Authorization header) is not chained onto what callers see and log.
-        if fatal is not None:
-            raise ProviderError(INVALID_ARGUMENT, scrub(fatal, [key]))
-        return _Retry(scrub(reason or "request failed", [key]))
-
-    def _check(
-        self, response: httpx.Response, path: str, key: str | None, failure_code: str
-    ) -> Any:
-        status = response.status_code
-        if 200 <= status < 300:
-            return self._decode(response, path, key, failure_code)
-        detail = scrub(server_message(response), [key])
-        suffix = f": {detail}" if detail else ""
-        if status in (401, 403):
-            what = "rejected the API key" if key else "requires an API key (none is set)"
-            hint_text = self._auth_hint() if callable(self._auth_hint) else self._auth_hint
-            hint = f". {hint_text}" if hint_text and not key else ""
-            raise ProviderError(
-                PROVIDER_AUTH_FAILED, f"{self.name} {what} (HTTP {status}){suffix}{hint}"
-            )
-        if status in TOO_LONG_STATUSES and (status == 413 or _TOO_LONG.search(detail)):
-            raise InputTooLong(f"{self.name}: input too long (HTTP {status}){suffix}")
-        if status in RETRYABLE_STATUSES:
-            return _Retry(
-                f"HTTP {status} from {path}{suffix}",
-                parse_retry_after(response.headers.get("Retry-After"), self._clock()),
-            )
-        if status == 404:
-            raise ProviderError(
-                MODEL_NOT_AVAILABLE,
-                f"{self.name}: {path} answered HTTP 404 (unknown model or wrong base URL){suffix}",
-            )
-        raise ProviderError(failure_code, f"{self.name}: HTTP {status} from {path}{suffix}")
-
-    def _decode(
-        self, response: httpx.Response, path: str, key: str | None, failure_code: str
-    ) -> Any:
-        problem: str | None = None
-        try:
-            return json.loads(response.content)
-        except ValueError:
-            excerpt = " ".join(response.text[:80].split())
-            problem = f"{self.name}: {path} answered with a body that is not JSON ({excerpt!r})"
-        raise ProviderError(failure_code, scrub(problem, [key]))
+        except (httpx.TransportError, httpx.InvalidURL) as exc:
+            failure = transport_failure(exc, url, key)
+        if isinstance(failure, ProviderError):
+            raise failure
+        return failure
 
 
 def malformed(name: str, detail: str) -> ProviderError:

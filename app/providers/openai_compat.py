@@ -46,6 +46,16 @@ DEFAULT_SHRINK_RETRIES = 3
 # Below this, "too long" is not about length any more; report it instead of shrinking on.
 MIN_SHRINK_CHARS = 64
 PROBE_TEXT = "Trove connection test"
+RERANK_PROBE_DOCUMENTS = (PROBE_TEXT, "an unrelated sentence")
+# A connection test retries once: enough for a blip, short enough for someone waiting on it.
+PROBE_ATTEMPTS = 2
+
+# Paths below the API root (openai_api_root / ollama_root).
+EMBEDDINGS_PATH = "/embeddings"
+MODELS_PATH = "/models"
+RERANK_PATH = "/rerank"
+OLLAMA_EMBED_PATH = "/api/embed"
+OLLAMA_TAGS_PATH = "/api/tags"
 
 EncodingFormat = Literal["float", "base64"]
 T = TypeVar("T")
@@ -256,58 +266,20 @@ class OpenAICompatibleEmbedder(_RemoteEmbedder):
         self.encoding_format: EncodingFormat = encoding_format
 
     def _request(self, batch: list[str], attempts: int | None) -> FloatMatrix:
-        payload: dict[str, Any] = {
-            "model": self.model,
-            "input": batch,
-            "encoding_format": self.encoding_format,
-        }
-        if self.dimensions is not None:
-            payload["dimensions"] = self.dimensions
-        body = self._http.post_json("/embeddings", payload, attempts=attempts)
-        return self._parse(body, len(batch))
-
-    def _parse(self, body: Any, count: int) -> FloatMatrix:
-        data = body.get("data") if isinstance(body, dict) else None
-        if not isinstance(data, list):
-            raise malformed(self.name, "no 'data' list in the embeddings answer")
-        if len(data) != count:
-            raise malformed(self.name, f"{len(data)} embeddings for {count} inputs")
-        rows: list[FloatMatrix | None] = [None] * count
-        for position, item in enumerate(data):
-            if not isinstance(item, dict) or "embedding" not in item:
-                raise malformed(self.name, "a 'data' entry has no 'embedding'")
-            # Servers may answer out of order; `index` says which input a vector belongs to.
-            index = item.get("index", position)
-            if (
-                not isinstance(index, int)
-                or isinstance(index, bool)
-                or not 0 <= index < count
-                or rows[index] is not None
-            ):
-                raise malformed(self.name, f"bad or repeated embedding index {index!r}")
-            rows[index] = _vector(item["embedding"], self.name)
-        return _stack([row for row in rows if row is not None], self.name)
+        payload = openai_embeddings_payload(
+            self.model, batch, self.encoding_format, self.dimensions
+        )
+        body = self._http.post_json(EMBEDDINGS_PATH, payload, attempts=attempts)
+        return parse_openai_embeddings(body, len(batch), self.name)
 
     def list_models(self) -> list[str]:
-        body = self._http.get_json("/models")
-        data = body.get("data") if isinstance(body, dict) else None
-        if not isinstance(data, list):
-            raise malformed(self.name, "no 'data' list in the model list")
-        return sorted(
-            {
-                item["id"]
-                for item in data
-                if isinstance(item, dict) and isinstance(item.get("id"), str)
-            }
-        )
+        return parse_openai_models(self._http.get_json(MODELS_PATH), self.name)
 
     def test_connection(self) -> str:
         # Embedding one text checks the address, the key, the model and the vector size at
         # once; /v1/models is optional (Jina has none) so it proves less.
-        matrix = self._embed([PROBE_TEXT], attempts=2)
-        return (
-            f"Connected to {self.name}: {self.model} returns {matrix.shape[1]}-dimensional vectors."
-        )
+        matrix = self._embed([PROBE_TEXT], attempts=PROBE_ATTEMPTS)
+        return embeddings_ok(self.name, self.model, matrix)
 
 
 class OllamaEmbedder(_RemoteEmbedder):
@@ -338,49 +310,106 @@ class OllamaEmbedder(_RemoteEmbedder):
         )
 
     def _request(self, batch: list[str], attempts: int | None) -> FloatMatrix:
-        # truncate=True makes Ollama cut to the model's context itself; the clipping above
-        # still bounds the request size.
-        payload: dict[str, Any] = {"model": self.model, "input": batch, "truncate": True}
-        if self.dimensions is not None:
-            payload["dimensions"] = self.dimensions
-        body = self._http.post_json("/api/embed", payload, attempts=attempts)
-        embeddings = body.get("embeddings") if isinstance(body, dict) else None
-        if not isinstance(embeddings, list):
-            raise malformed(self.name, "no 'embeddings' list in the answer")
-        if len(embeddings) != len(batch):
-            raise malformed(self.name, f"{len(embeddings)} embeddings for {len(batch)} inputs")
-        return _stack([_vector(row, self.name) for row in embeddings], self.name)
+        payload = ollama_embed_payload(self.model, batch, self.dimensions)
+        body = self._http.post_json(OLLAMA_EMBED_PATH, payload, attempts=attempts)
+        return parse_ollama_embeddings(body, len(batch), self.name)
 
     def list_models(self) -> list[str]:
-        body = self._http.get_json("/api/tags")
-        models = body.get("models") if isinstance(body, dict) else None
-        if not isinstance(models, list):
-            raise malformed(self.name, "no 'models' list in /api/tags")
-        names = set()
-        for item in models:
-            if isinstance(item, dict):
-                name = item.get("name") or item.get("model")
-                if isinstance(name, str):
-                    names.add(name)
-        return sorted(names)
+        return parse_ollama_tags(self._http.get_json(OLLAMA_TAGS_PATH), self.name)
 
     def test_connection(self) -> str:
-        available = self.list_models()
-        if not _ollama_has(available, self.model):
-            raise ProviderError(
-                MODEL_NOT_AVAILABLE,
-                f"{self.name} has no model {self.model!r}; run `ollama pull {self.model}`",
-            )
-        matrix = self._embed([PROBE_TEXT], attempts=2)
-        return (
-            f"Connected to {self.name}: {self.model} returns {matrix.shape[1]}-dimensional vectors."
+        require_ollama_model(self.list_models(), self.model, self.name)
+        matrix = self._embed([PROBE_TEXT], attempts=PROBE_ATTEMPTS)
+        return embeddings_ok(self.name, self.model, matrix)
+
+
+# Requests and answers of each API, shared by the sync clients here and the window's async
+# probes (app/providers/async_probe.py), so both speak and parse exactly the same way.
+
+
+def openai_embeddings_payload(
+    model: str, batch: list[str], encoding_format: EncodingFormat, dimensions: int | None
+) -> dict[str, Any]:
+    payload: dict[str, Any] = {"model": model, "input": batch, "encoding_format": encoding_format}
+    if dimensions is not None:
+        payload["dimensions"] = dimensions
+    return payload
+
+
+def parse_openai_embeddings(body: Any, count: int, name: str) -> FloatMatrix:
+    data = body.get("data") if isinstance(body, dict) else None
+    if not isinstance(data, list):
+        raise malformed(name, "no 'data' list in the embeddings answer")
+    if len(data) != count:
+        raise malformed(name, f"{len(data)} embeddings for {count} inputs")
+    rows: list[FloatMatrix | None] = [None] * count
+    for position, item in enumerate(data):
+        if not isinstance(item, dict) or "embedding" not in item:
+            raise malformed(name, "a 'data' entry has no 'embedding'")
+        # Servers may answer out of order; `index` says which input a vector belongs to.
+        index = item.get("index", position)
+        if (
+            not isinstance(index, int)
+            or isinstance(index, bool)
+            or not 0 <= index < count
+            or rows[index] is not None
+        ):
+            raise malformed(name, f"bad or repeated embedding index {index!r}")
+        rows[index] = _vector(item["embedding"], name)
+    return _stack([row for row in rows if row is not None], name)
+
+
+def parse_openai_models(body: Any, name: str) -> list[str]:
+    data = body.get("data") if isinstance(body, dict) else None
+    if not isinstance(data, list):
+        raise malformed(name, "no 'data' list in the model list")
+    return sorted(
+        {item["id"] for item in data if isinstance(item, dict) and isinstance(item.get("id"), str)}
+    )
+
+
+def ollama_embed_payload(model: str, batch: list[str], dimensions: int | None) -> dict[str, Any]:
+    # truncate=True makes Ollama cut to the model's context itself; the clipping of the
+    # embedders still bounds the request size.
+    payload: dict[str, Any] = {"model": model, "input": batch, "truncate": True}
+    if dimensions is not None:
+        payload["dimensions"] = dimensions
+    return payload
+
+
+def parse_ollama_embeddings(body: Any, count: int, name: str) -> FloatMatrix:
+    embeddings = body.get("embeddings") if isinstance(body, dict) else None
+    if not isinstance(embeddings, list):
+        raise malformed(name, "no 'embeddings' list in the answer")
+    if len(embeddings) != count:
+        raise malformed(name, f"{len(embeddings)} embeddings for {count} inputs")
+    return _stack([_vector(row, name) for row in embeddings], name)
+
+
+def parse_ollama_tags(body: Any, name: str) -> list[str]:
+    models = body.get("models") if isinstance(body, dict) else None
+    if not isinstance(models, list):
+        raise malformed(name, "no 'models' list in /api/tags")
+    names = set()
+    for item in models:
+        if isinstance(item, dict):
+            model = item.get("name") or item.get("model")
+            if isinstance(model, str):
+                names.add(model)
+    return sorted(names)
+
+
+def require_ollama_model(available: Sequence[str], model: str, name: str) -> None:
+    """Ollama lists `name:tag`; a model asked for without a tag means `:latest`."""
+    wanted = model if ":" in model else f"{model}:latest"
+    if not any(listed in (model, wanted) for listed in available):
+        raise ProviderError(
+            MODEL_NOT_AVAILABLE, f"{name} has no model {model!r}; run `ollama pull {model}`"
         )
 
 
-def _ollama_has(available: Sequence[str], model: str) -> bool:
-    """Ollama lists `name:tag`; a model asked for without a tag means `:latest`."""
-    wanted = model if ":" in model else f"{model}:latest"
-    return any(name in (model, wanted) for name in available)
+def embeddings_ok(name: str, model: str, matrix: FloatMatrix) -> str:
+    return f"Connected to {name}: {model} returns {matrix.shape[1]}-dimensional vectors."
 
 
 def _unit_scores(scores: list[float]) -> list[float]:
@@ -422,43 +451,48 @@ class RerankClient(_RemoteClient):
             return []
 
         def send(texts: list[str]) -> Any:
-            payload = {
-                "model": self.model,
-                "query": texts[0],
-                "documents": texts[1:],
-                "top_n": top_n,
-            }
-            return self._http.post_json("/rerank", payload, attempts=attempts)
+            payload = rerank_payload(self.model, texts[0], texts[1:], top_n)
+            return self._http.post_json(RERANK_PATH, payload, attempts=attempts)
 
         body = self._shrinker.run([query, *documents], send, self.name)
-        return self._parse(body, len(documents), top_n)
-
-    def _parse(self, body: Any, count: int, top_n: int) -> list[tuple[int, float]]:
-        items = None
-        if isinstance(body, dict):
-            items = body.get("results") if "results" in body else body.get("data")
-        if not isinstance(items, list):
-            raise malformed(self.name, "no 'results' (or 'data') list in the rerank answer")
-        best: dict[int, float] = {}
-        for item in items:
-            index = item.get("index") if isinstance(item, dict) else None
-            score = item.get("relevance_score") if isinstance(item, dict) else None
-            if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < count:
-                raise malformed(self.name, f"bad rerank index {index!r}")
-            if (
-                not isinstance(score, int | float)
-                or isinstance(score, bool)
-                or not math.isfinite(score)
-            ):
-                raise malformed(self.name, f"bad relevance_score {score!r}")
-            best[index] = max(float(score), best.get(index, -math.inf))
-        indexes = list(best)
-        scores = _unit_scores([best[i] for i in indexes])
-        ranked = sorted(zip(indexes, scores, strict=True), key=lambda p: (-p[1], p[0]))
-        return ranked[:top_n]
+        return parse_rerank(body, len(documents), top_n, self.name)
 
     def test_connection(self) -> str:
-        ranked = self._rerank(PROBE_TEXT, [PROBE_TEXT, "an unrelated sentence"], 2, attempts=2)
-        if not ranked:
-            raise malformed(self.name, "the rerank answer was empty")
-        return f"Connected to {self.name}: rerank model {self.model} answered."
+        documents = list(RERANK_PROBE_DOCUMENTS)
+        ranked = self._rerank(PROBE_TEXT, documents, len(documents), attempts=PROBE_ATTEMPTS)
+        return rerank_ok(self.name, self.model, ranked)
+
+
+def rerank_payload(model: str, query: str, documents: list[str], top_n: int) -> dict[str, Any]:
+    return {"model": model, "query": query, "documents": documents, "top_n": top_n}
+
+
+def parse_rerank(body: Any, count: int, top_n: int, name: str) -> list[tuple[int, float]]:
+    items = None
+    if isinstance(body, dict):
+        items = body.get("results") if "results" in body else body.get("data")
+    if not isinstance(items, list):
+        raise malformed(name, "no 'results' (or 'data') list in the rerank answer")
+    best: dict[int, float] = {}
+    for item in items:
+        index = item.get("index") if isinstance(item, dict) else None
+        score = item.get("relevance_score") if isinstance(item, dict) else None
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < count:
+            raise malformed(name, f"bad rerank index {index!r}")
+        if (
+            not isinstance(score, int | float)
+            or isinstance(score, bool)
+            or not math.isfinite(score)
+        ):
+            raise malformed(name, f"bad relevance_score {score!r}")
+        best[index] = max(float(score), best.get(index, -math.inf))
+    indexes = list(best)
+    scores = _unit_scores([best[i] for i in indexes])
+    ranked = sorted(zip(indexes, scores, strict=True), key=lambda p: (-p[1], p[0]))
+    return ranked[:top_n]
+
+
+def rerank_ok(name: str, model: str, ranked: list[tuple[int, float]]) -> str:
+    if not ranked:
+        raise malformed(name, "the rerank answer was empty")
+    return f"Connected to {name}: rerank model {model} answered."

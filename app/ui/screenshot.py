@@ -10,7 +10,6 @@ from PySide6.QtWidgets import QApplication
 
 from app.knowledge.demo import Demo, create_demo
 from app.knowledge.types import TroveError
-from app.providers.local_model import LOCAL_MODEL_ID, local_model_available
 from app.ui.context import UiContext
 from app.ui.main_window import MainWindow
 from app.ui.waiting import wait_until
@@ -20,7 +19,7 @@ log = logging.getLogger(__name__)
 
 def build_demo(ctx: UiContext, language: str) -> Demo:
     folder = ctx.service.layout.home / "demo-files"
-    model = LOCAL_MODEL_ID if local_model_available() else None
+    model = ctx.service.offline_model()
     try:
         return create_demo(ctx.service, folder, language=language, embedding_model=model)
     except TroveError as exc:  # the offline model failed to load: show a BM25 base instead
@@ -41,6 +40,7 @@ def show_demo(ctx: UiContext, language: str) -> MainWindow:
         lambda: window.items.model.rowCount() > 0 and not window.items.feed.loading, 30, "the items"
     )
     window.items.view.expandAll()
+    window.right.setSizes([400, 420])
     finished: list[object] = []
     window.search.searchFinished.connect(finished.append)
     window.search.search(demo.query)

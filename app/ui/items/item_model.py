@@ -66,50 +66,46 @@ _ANSWERED_ROLES = frozenset(
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
-def _t(text: str) -> str:
-    return QCoreApplication.translate("ItemTreeModel", text)
-
-
 def status_label(status: ItemStatus) -> str:
     labels = {
-        ItemStatus.PREPARING: _t("Preparing"),
-        ItemStatus.PROCESSING: _t("Processing"),
-        ItemStatus.COMPLETED: _t("Completed"),
-        ItemStatus.FAILED: _t("Failed"),
-        ItemStatus.DELETING: _t("Deleting"),
+        ItemStatus.PREPARING: QCoreApplication.translate("ItemTreeModel", "Preparing"),
+        ItemStatus.PROCESSING: QCoreApplication.translate("ItemTreeModel", "Processing"),
+        ItemStatus.COMPLETED: QCoreApplication.translate("ItemTreeModel", "Completed"),
+        ItemStatus.FAILED: QCoreApplication.translate("ItemTreeModel", "Failed"),
+        ItemStatus.DELETING: QCoreApplication.translate("ItemTreeModel", "Deleting"),
     }
     return labels[status]
 
 
 def phase_label(phase: str) -> str:
     labels = {
-        "reading": _t("Reading"),
-        "embedding": _t("Embedding"),
-        "writing": _t("Writing"),
-        "waiting": _t("Waiting"),
+        "reading": QCoreApplication.translate("ItemTreeModel", "Reading"),
+        "embedding": QCoreApplication.translate("ItemTreeModel", "Embedding"),
+        "writing": QCoreApplication.translate("ItemTreeModel", "Writing"),
+        "waiting": QCoreApplication.translate("ItemTreeModel", "Waiting"),
     }
     return labels.get(phase, phase)
 
 
 def type_label(kind: ItemType) -> str:
     labels = {
-        ItemType.FILE: _t("File"),
-        ItemType.DIRECTORY: _t("Folder"),
-        ItemType.URL: _t("Web page"),
-        ItemType.SITEMAP: _t("Sitemap"),
-        ItemType.NOTE: _t("Note"),
+        ItemType.FILE: QCoreApplication.translate("ItemTreeModel", "File"),
+        ItemType.DIRECTORY: QCoreApplication.translate("ItemTreeModel", "Folder"),
+        ItemType.URL: QCoreApplication.translate("ItemTreeModel", "Web page"),
+        ItemType.SITEMAP: QCoreApplication.translate("ItemTreeModel", "Sitemap"),
+        ItemType.NOTE: QCoreApplication.translate("ItemTreeModel", "Note"),
     }
     return labels[kind]
 
 
 def header_label(column: Column) -> str:
     labels = {
-        Column.NAME: _t("Name"),
-        Column.TYPE: _t("Type"),
-        Column.STATUS: _t("Status"),
-        Column.CHUNKS: _t("Chunks"),
-        Column.SIZE: _t("Size"),
-        Column.UPDATED: _t("Updated"),
+        Column.NAME: QCoreApplication.translate("ItemTreeModel", "Name"),
+        Column.TYPE: QCoreApplication.translate("ItemTreeModel", "Type"),
+        Column.STATUS: QCoreApplication.translate("ItemTreeModel", "Status"),
+        Column.CHUNKS: QCoreApplication.translate("ItemTreeModel", "Chunks"),
+        Column.SIZE: QCoreApplication.translate("ItemTreeModel", "Size"),
+        Column.UPDATED: QCoreApplication.translate("ItemTreeModel", "Updated"),
     }
     return labels[column]
 

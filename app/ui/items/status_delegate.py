@@ -25,16 +25,14 @@ _PAD_X = 7
 _GAP = 6
 
 
-def _t(text: str) -> str:
-    return QCoreApplication.translate("StatusDelegate", text)
-
-
 def badge_text(status: ItemStatus, phase: str | None, percent: float | None) -> str:
     """What the badge says: the status, or the running phase with its percent."""
     if status in (ItemStatus.PREPARING, ItemStatus.PROCESSING) and phase:
         label = phase_label(phase)
         if percent is not None and percent >= 0:
-            return _t("{0} {1}%").format(label, round(percent))
+            return QCoreApplication.translate("StatusDelegate", "{0} {1}%").format(
+                label, round(percent)
+            )
         return label
     return status_label(status)
 
@@ -47,7 +45,9 @@ def aggregate_text(counts: Counter[ItemStatus] | None) -> str:
     done = counts[ItemStatus.COMPLETED] + counts[ItemStatus.FAILED]
     text = f"{done}/{total}"
     if counts[ItemStatus.FAILED]:
-        text += " · " + _t("{0} failed").format(counts[ItemStatus.FAILED])
+        text += " · " + QCoreApplication.translate("StatusDelegate", "{0} failed").format(
+            counts[ItemStatus.FAILED]
+        )
     return text
 
 
