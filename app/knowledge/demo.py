@@ -9,10 +9,11 @@ from pathlib import Path
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import Base, ItemPhase, ItemStatus
 
-# (file name, English text, Chinese text)
-DOCUMENTS: list[tuple[str, str, str]] = [
+# (English file name, Chinese file name, English text, Chinese text)
+DOCUMENTS: list[tuple[str, str, str, str]] = [
     (
         "hybrid-search.md",
+        "混合检索.md",
         "# Hybrid search\n\nHybrid search runs a BM25 full-text query and a vector query side "
         "by side and fuses the two ranked lists. Exact terms such as product codes come from "
         "BM25; paraphrases and synonyms come from the embedding model.",
@@ -21,6 +22,7 @@ DOCUMENTS: list[tuple[str, str, str]] = [
     ),
     (
         "chunking.md",
+        "分块.md",
         "# Chunking\n\nDocuments are split into overlapping chunks of about 512 characters. "
         "Each chunk keeps its offsets in the original text, so a search result opens at the "
         "exact place it came from.",
@@ -29,6 +31,7 @@ DOCUMENTS: list[tuple[str, str, str]] = [
     ),
     (
         "reranking.md",
+        "重排序.md",
         "# Reranking\n\nA rerank model reads the query together with each candidate chunk and "
         "scores their relevance. Only reranked scores are comparable, so the similarity "
         "threshold applies only when a rerank model is chosen.",
@@ -37,6 +40,7 @@ DOCUMENTS: list[tuple[str, str, str]] = [
     ),
     (
         "backups.txt",
+        "备份.txt",
         "Backups: every knowledge base keeps its own copies of the documents it indexed, so "
         "it can be rebuilt with another embedding model without the original files.",
         "备份：每个知识库都保存其索引文档的副本，因此无需原始文件即可用另一个嵌入模型重建。",
@@ -65,7 +69,8 @@ def create_demo(
     name = "产品文档" if chinese else "Product handbook"
     base = service.create_base(name, embedding_model=embedding_model)
     files = []
-    for file_name, english, zh in DOCUMENTS:
+    for en_name, zh_name, english, zh in DOCUMENTS:
+        file_name = zh_name if chinese else en_name
         path = (handbook if file_name.endswith(".md") else folder) / file_name
         path.write_text(zh if chinese else english, encoding="utf-8")
         files.append(path)

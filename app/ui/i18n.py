@@ -30,14 +30,15 @@ def install_translators(app: QCoreApplication, language: str) -> list[QTranslato
     """Load the catalogs for `language`; returns them (they must outlive the application)."""
     QLocale.setDefault(QLocale(language))
     installed: list[QTranslator] = []
-    if language == "en":
-        return installed
+    # English needs its catalog too: it holds the plural forms ("1 result", "2 results").
     ours = QTranslator(app)
     if ours.load(f"trove_{language}", str(i18n_dir())):
         app.installTranslator(ours)
         installed.append(ours)
     else:
         log.warning("no translation catalog for %s in %s", language, i18n_dir())
+    if language == "en":
+        return installed
     qt_dir = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
     qt = QTranslator(app)
     if qt.load(f"qtbase_{language}", qt_dir):

@@ -48,7 +48,7 @@ class Toast(QFrame):
         row.addLayout(words, 1)
         row.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
         self.setFixedWidth(380)
-        QTimer.singleShot(LIFETIME_MS[notice.level], self.close)
+        QTimer.singleShot(LIFETIME_MS[notice.level], self, self.close)
 
 
 class ToastArea(QObject):

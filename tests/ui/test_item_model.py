@@ -92,7 +92,9 @@ def test_live_progress_only_for_running_items(qtbot: QtBot) -> None:
     with qtbot.assertNotEmitted(model.dataChanged):
         model.set_progress("b", "embedding", 10.0)
     # Once the catalog says the item settled, the live figure is dropped.
-    model.apply_items([_item("a", status=ItemStatus.COMPLETED), _item("b", status=ItemStatus.COMPLETED)])
+    model.apply_items(
+        [_item("a", status=ItemStatus.COMPLETED), _item("b", status=ItemStatus.COMPLETED)]
+    )
     assert model.data(status, Role.PHASE) is None
 
 

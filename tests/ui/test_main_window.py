@@ -37,7 +37,12 @@ def drop_urls(widget: QWidget, urls: list[QUrl]) -> tuple[QDropEvent, QMimeData]
     The mime data is returned too: the event does not keep it alive."""
     mime = QMimeData()
     mime.setUrls(urls)
-    args = (Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    args = (
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
     enter = QDragEnterEvent(QPoint(20, 20), *args)
     QApplication.sendEvent(widget, enter)
     assert enter.isAccepted()
@@ -72,7 +77,9 @@ def test_create_drop_search_delete(
     qtbot: QtBot, window: MainWindow, ui_ctx: UiContext, tmp_path: Path, qtmodeltester: ModelTester
 ) -> None:
     create_base_through_dialog(qtbot, window, "Papers")
-    qtbot.waitUntil(lambda: window.current_base() is not None and window.current_base().name == "Papers")  # type: ignore[union-attr]
+    qtbot.waitUntil(
+        lambda: window.current_base() is not None and window.current_base().name == "Papers"
+    )  # type: ignore[union-attr]
     assert window.pages.currentIndex() == PAGE_BASE
     assert "Papers" in window.windowTitle()
 
@@ -86,7 +93,10 @@ def test_create_drop_search_delete(
     )
     assert event.isAccepted()
     qtbot.waitUntil(
-        lambda: statuses(window) == {"otters.md": ItemStatus.COMPLETED, "kelp.txt": ItemStatus.COMPLETED},
+        lambda: (
+            statuses(window)
+            == {"otters.md": ItemStatus.COMPLETED, "kelp.txt": ItemStatus.COMPLETED}
+        ),
         timeout=20_000,
     )
     qtmodeltester.check(window.items.model)
@@ -138,7 +148,9 @@ def test_create_drop_search_delete(
     qtbot.waitUntil(lambda: window.items.model.rowCount() == 0, timeout=10_000)
 
 
-def test_threshold_follows_the_rerank_model(qtbot: QtBot, window: MainWindow, ui_ctx: UiContext) -> None:
+def test_threshold_follows_the_rerank_model(
+    qtbot: QtBot, window: MainWindow, ui_ctx: UiContext
+) -> None:
     base = ui_ctx.service.create_base("Reranked", embedding_model="fake:bow")
     window.bases.reload(select=base.id)
     qtbot.waitUntil(lambda: window.rag.base is not None)

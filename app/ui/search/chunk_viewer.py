@@ -235,7 +235,7 @@ class ChunkViewer(QDialog):
         self._copy.setEnabled(True)
         self._scroll_to_hit()
         # The first layout happens after the window is shown; centre again then.
-        QTimer.singleShot(0, self._scroll_to_hit)
+        QTimer.singleShot(0, self, self._scroll_to_hit)
         self.loaded.emit()
 
     def _on_failed(self, generation: int, error: BaseException) -> None:

@@ -1,0 +1,84 @@
+"""`trove` / `python -m app`: window or CLI, the screenshot mode and the self-test."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QImage
+
+from app import __version__
+from app.main import main, wants_gui
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(
+    ("args", "gui"),
+    [
+        ([], True),
+        (["--lang", "zh_CN"], True),
+        (["--screenshot", "x.png", "--lang=en"], True),
+        (["--self-test", "--home", "/tmp/h"], True),
+        (["search", "kb", "q"], False),
+        (["--home", "/tmp/h", "base", "list"], False),
+        (["--help"], False),
+    ],
+)
+def test_window_or_cli(args: list[str], gui: bool) -> None:
+    assert wants_gui(args) is gui
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"trove {__version__}"
+
+
+def _run(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "TROVE_HOME": str(home), "QT_QPA_PLATFORM": "offscreen"}
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+
+
+def test_screenshot_renders_the_demo_window(tmp_path: Path) -> None:
+    shot = tmp_path / "shot.png"
+    done = _run(["--screenshot", str(shot), "--lang", "zh_CN"], tmp_path / "home")
+    assert done.returncode == 0, done.stderr
+    image = QImage(str(shot))
+    assert not image.isNull()
+    assert (image.width(), image.height()) == (1280, 820)
+
+
+def test_self_test_opens_searches_and_cleans_up(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    done = _run(["--self-test"], home)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["selfTest"] == "ok"
+    assert report["results"] >= 1
+    assert report["windowShownMs"] > 0
+    listing = _run_cli(["base", "list", "--json"], home)
+    assert json.loads(listing) == []
+
+
+def _run_cli(args: list[str], home: Path) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "app", *args],
+        cwd=ROOT,
+        env={**os.environ, "TROVE_HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return done.stdout
