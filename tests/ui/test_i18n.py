@@ -73,13 +73,9 @@ def visible_texts(root: QWidget) -> list[tuple[str, str]]:
     for widget in [root, *root.findChildren(QWidget)]:
         add(widget, "windowTitle", widget.windowTitle() if widget.isWindow() else "")
         add(widget, "toolTip", widget.toolTip())
-        if isinstance(widget, QLabel):
+        if isinstance(widget, QLabel | QAbstractButton):
             add(widget, "text", widget.text())
-        elif isinstance(widget, QAbstractButton):
-            add(widget, "text", widget.text())
-        elif isinstance(widget, QLineEdit):
-            add(widget, "placeholder", widget.placeholderText())
-        elif isinstance(widget, QPlainTextEdit | QTextEdit):
+        elif isinstance(widget, QLineEdit | QPlainTextEdit | QTextEdit):
             add(widget, "placeholder", widget.placeholderText())
         elif isinstance(widget, QGroupBox):
             add(widget, "title", widget.title())
