@@ -48,6 +48,11 @@ INSTRUCTIONS = (
 def server_command() -> list[str]:
     """The command line that starts `trove mcp` in this installation."""
     if getattr(sys, "frozen", False):
+        # On Windows Trove.exe is a windowed program without stdio; the bundle ships a
+        # console twin for the commands and the MCP server.
+        cli = Path(sys.executable).with_name("trove-cli.exe")
+        if sys.platform == "win32" and cli.is_file():
+            return [str(cli), "mcp"]
         return [sys.executable, "mcp"]
     exe_dir = Path(sys.executable).parent
     names = ["trove.exe", "Scripts/trove.exe"] if sys.platform == "win32" else ["trove"]
