@@ -17,9 +17,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
+import apsw
+
 from app import __version__
 from app.knowledge.doctor import Problem
 from app.knowledge.ingestion import OnConflict
+from app.knowledge.jobs.errors import storage_failure
 from app.knowledge.layout import HOME_ENV, resolve_home
 from app.knowledge.materials import CONTAINER_TYPES
 from app.knowledge.service import KnowledgeService
@@ -715,17 +718,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         parser.print_help()
         return EXIT_OK
-    svc = KnowledgeService(resolve_home(args.home))
+    home = resolve_home(args.home)
+    try:
+        svc = KnowledgeService(home)
+    except (OSError, apsw.Error) as exc:
+        return _storage_error(exc, home)
     try:
         return func(svc, args)
     except TroveError as exc:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
         return EXIT_FAILED
+    except (OSError, apsw.Error) as exc:
+        return _storage_error(exc, home)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
     finally:
         svc.close()
+
+
+def _storage_error(exc: OSError | apsw.Error, home: Path) -> int:
+    """A full disk or a read-only data dir is said plainly; anything else is a bug."""
+    failure = storage_failure(exc, home, then="run the command again")
+    if failure is None:
+        raise exc
+    print(f"error: {failure.code}: {failure.message} (data folder: {home})", file=sys.stderr)
+    return EXIT_FAILED
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ import contextlib
 import json
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -95,6 +96,7 @@ class Exchange:
     """One request as the server saw it."""
 
     request: Request
+    arrived: float = field(default_factory=time.monotonic)  # when the request was read
     status: int | None = None
     bytes_sent: int = 0  # body bytes written to the socket
     client_disconnected: bool = False  # the client closed before the whole body was written

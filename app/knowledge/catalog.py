@@ -696,6 +696,17 @@ class Catalog:
             (not_before, error, time.time(), job_id),
         )
 
+    def prune_finished_jobs(self, older_than: float) -> int:
+        """Delete failed and abandoned job rows last touched before `older_than` (epoch
+        seconds); returns how many. They are kept only to diagnose recent failures."""
+        with self._writing(), self._conn:
+            self._conn.execute(
+                "DELETE FROM jobs WHERE status IN ('failed', 'abandoned') AND updated_at < ?",
+                (older_than,),
+            )
+            pruned = int(self._conn.changes())
+        return pruned
+
     def list_jobs(
         self, base_id: str | None = None, statuses: Iterable[str] | None = None
     ) -> list[Job]:

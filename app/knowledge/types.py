@@ -63,6 +63,9 @@ class ErrorCode(StrEnum):
     PROVIDER_AUTH_FAILED = "PROVIDER_AUTH_FAILED"
     FETCH_FAILED = "FETCH_FAILED"
     ALL_CHILDREN_FAILED = "ALL_CHILDREN_FAILED"
+    # Trove's own data dir refused a write: the disk (or quota) is full, or it is read-only.
+    STORAGE_FULL = "STORAGE_FULL"
+    STORAGE_READ_ONLY = "STORAGE_READ_ONLY"
     # Errors of operations rather than items.
     BASE_FAILED = "BASE_FAILED"
     BASE_NOT_FOUND = "BASE_NOT_FOUND"

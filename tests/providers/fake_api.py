@@ -10,7 +10,8 @@ Speaks /v1/embeddings (float or base64 answers, optionally out of order), /v1/mo
 /v1/rerank (score = share of query words in the document; "results" or Voyage's "data"),
 and Ollama's /api/embed and /api/tags. Vectors come from a hash of the text (`fake_vector`),
 so tests can compute the expected rows. Faults are queued per path and consumed one per
-request, before any other check.
+request, before any other check; or `chooser(path, request)` picks one per request (by its
+input, say, when requests arrive concurrently in no fixed order), before the queue.
 """
 
 from __future__ import annotations
@@ -122,6 +123,8 @@ class FakeApi:
         self._lock = threading.Lock()
         self._state = _State()
         self._gate = threading.Event()
+        # Called under the server's lock, one request at a time; None: no fault from it.
+        self.chooser: Callable[[str, Request], Fault | None] | None = None
         self.server = LoopbackServer()
         routes: dict[str, Callable[[Request], Response]] = {
             EMBEDDINGS: self._embeddings,
@@ -171,8 +174,10 @@ class FakeApi:
     ) -> Callable[[Request], Response]:
         def route(request: Request) -> Response:
             with self._lock:
+                fault = self.chooser(path, request) if self.chooser is not None else None
                 queue = self._state.faults[path]
-                fault = queue.popleft() if queue else None
+                if fault is None and queue:
+                    fault = queue.popleft()
             if fault is not None and fault.kind in ("status", "slow", "malformed", "shape"):
                 return self._fault_response(request, fault)
             denied = self._check_key(request)

@@ -224,7 +224,8 @@ def acquire(ctx: JobContext, base: Base, item: Item, *, reacquire: bool) -> Acqu
         target = paths.resolve_below(raw, rel)
         copy = paths.resolve_below(raw, item.relative_path)
     except paths.UnsafePathError as exc:
-        raise ItemFailure(ErrorCode.READ_FAILED, str(exc)) from exc
+        # e.g. a folder under raw/ replaced by a symlink to elsewhere: never written through
+        raise ItemFailure(ErrorCode.UNSAFE_PATH, str(exc)) from exc
     if item.type is ItemType.FILE:
         return _acquire_file(ctx, base, item, target, copy, reacquire=reacquire)
     if item.type is ItemType.NOTE:

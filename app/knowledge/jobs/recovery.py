@@ -7,11 +7,15 @@
   can be reindexed by hand), and temporary files of their interrupted writes are removed;
   folder and sitemap roots settle to their children's aggregate.
 - Items left deleting without a live delete job get one again, in groups of 500 roots.
+- Failed and abandoned job rows older than JOB_RETENTION_DAYS are deleted: they are kept
+  only to diagnose recent failures (the item keeps its own error code and message), and
+  would otherwise pile up for ever.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 
 from app.knowledge.catalog import Job
@@ -27,6 +31,7 @@ from app.knowledge.types import RUNNING_STATUSES, ErrorCode, Item, ItemStatus
 log = logging.getLogger(__name__)
 
 INTERRUPTED_MESSAGE = "indexing was interrupted (Trove stopped unexpectedly); reindex to finish it"
+JOB_RETENTION_DAYS = 14
 
 
 @dataclass(slots=True)
@@ -35,6 +40,7 @@ class RecoveryReport:
     abandoned_jobs: int = 0
     interrupted_items: int = 0
     resumed_deletions: int = 0
+    pruned_jobs: int = 0
 
 
 def job_items(job: Job) -> set[str]:
@@ -46,9 +52,11 @@ def job_items(job: Job) -> set[str]:
     return ids
 
 
-def recover(parts: EngineParts) -> RecoveryReport:
+def recover(parts: EngineParts, *, now: float | None = None) -> RecoveryReport:
     catalog = parts.catalog
     report = RecoveryReport()
+    now = time.time() if now is None else now
+    report.pruned_jobs = catalog.prune_finished_jobs(now - JOB_RETENTION_DAYS * 86_400)
     for job in catalog.list_jobs(statuses=("running",)):
         if owner_alive(job.owner):
             continue  # another live Trove process is running it
@@ -99,6 +107,12 @@ def recover(parts: EngineParts) -> RecoveryReport:
                 report.resumed_deletions += len(orphans)
     if report.interrupted_items or report.requeued_jobs or report.resumed_deletions:
         log.warning("recovered after an interrupted run: %s", report)
+    elif report.pruned_jobs:
+        log.info(
+            "removed %d failed job records older than %d days",
+            report.pruned_jobs,
+            JOB_RETENTION_DAYS,
+        )
     return report
 
 

@@ -12,7 +12,13 @@ from collections.abc import Callable
 from app.knowledge.catalog import Job
 from app.knowledge.jobs import delete_subtree, index_documents, prepare_root, reindex_subtree
 from app.knowledge.jobs.context import JobContext
-from app.knowledge.jobs.errors import CancelReason, ItemFailure, JobCancelled, RetryableFailure
+from app.knowledge.jobs.errors import (
+    CancelReason,
+    ItemFailure,
+    JobCancelled,
+    RetryableFailure,
+    storage_failure,
+)
 from app.knowledge.jobs.kinds import POLICIES, JobKind, Recovery
 from app.knowledge.jobs.owner import current_owner
 from app.knowledge.jobs.parents import settle_parent
@@ -51,7 +57,12 @@ def run_job(ctx: JobContext, job: Job, *, clock: Callable[[], float] = time.time
     except ItemFailure as exc:
         _fail_item(ctx, job, exc.code, exc.message)
     except Exception as exc:  # a bug or an unexpected OS error must fail one item, not the app
-        log.exception("job %s (%s) crashed", job.id, job.kind)
+        storage = storage_failure(exc, ctx.parts.layout.base_dir(job.base_id))
+        if storage is None:
+            log.exception("job %s (%s) crashed", job.id, job.kind)
+        else:
+            # Not a bug: say what the person can fix, without a traceback in the log.
+            log.error("job %s (%s): %s: %s", job.id, job.kind, storage.code, storage.message)
         if policy.recovery is Recovery.RETRY:
             # A deletion always finishes: retry it, and after the last attempt leave it
             # for startup recovery rather than failing the items.
@@ -60,7 +71,10 @@ def run_job(ctx: JobContext, job: Job, *, clock: Callable[[], float] = time.time
                 return "queued"
             catalog.finish_job(job.id, "failed", str(exc))
             return "failed"
-        _fail_item(ctx, job, ErrorCode.READ_FAILED, f"unexpected error: {exc}")
+        if storage is not None:
+            _fail_item(ctx, job, storage.code, storage.message)
+        else:
+            _fail_item(ctx, job, ErrorCode.READ_FAILED, f"unexpected error: {exc}")
     else:
         catalog.finish_job(job.id, "done")
         return "done"

@@ -17,6 +17,7 @@ from lxml import etree
 from app.knowledge.pipeline.readers.archive import (
     DEFAULT_ZIP_LIMITS,
     ZipLimits,
+    check_inflated_sizes,
     check_zip_entries,
 )
 from app.knowledge.pipeline.readers.document import Document, clean_title, describe
@@ -50,6 +51,7 @@ def read_epub(path: Path, limits: ZipLimits = DEFAULT_ZIP_LIMITS) -> Document:
         raise _damaged(f"it is not a readable zip archive ({exc})") from exc
     with archive:
         check_zip_entries(archive.infolist(), KIND, limits)
+        check_inflated_sizes(path, archive.infolist(), KIND, limits)
         names = {info.filename: info.filename for info in archive.infolist()}
         folded = {name.lower(): name for name in names}
         opf_path = _package_path(archive, names)
