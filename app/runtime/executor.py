@@ -117,24 +117,36 @@ class _ProgressHub:
 
 
 class _WorkerSignals(QObject):
-    finished = Signal(object, str)
+    # a job ended: job, outcome, (queued, running) of its base afterwards
+    finished = Signal(object, str, object)
+    # a job started: job, (queued, running) of its base
+    started = Signal(object, object)
+    # a worker found nothing to claim and ended: why ("empty", "memory", "stopping"), the
+    # next due time of a queued job (None: none queued), (queued, running) over all bases
+    idle = Signal(str, object, object)
 
 
-class _JobRunnable(QRunnable):
-    def __init__(self, ctx: JobContext, job: Job, clock: Clock, signals: _WorkerSignals) -> None:
+class _Worker(QRunnable):
+    """Claims jobs and runs them until none is claimable, so the GUI thread never waits on
+    the catalog: claims, counts and recovery all happen here."""
+
+    def __init__(self, executor: JobExecutor) -> None:
         super().__init__()
-        self._ctx = ctx
-        self._job = job
-        self._clock = clock
-        self.signals = signals
+        self._executor = executor
 
     def run(self) -> None:
+        executor = self._executor
+        why = "empty"
         try:
-            outcome = runner.run_job(self._ctx, self._job, clock=self._clock)
+            while True:
+                job, why = executor._claim()
+                if job is None:
+                    break
+                executor._run_claimed(job)
+            executor._report_idle(why)
         except BaseException:  # never let a worker thread die silently
-            log.exception("job %s crashed outside its handler", self._job.id)
-            outcome = "failed"
-        self.signals.finished.emit(self._job, outcome)
+            log.exception("job worker crashed")
+            executor._report_idle("crashed")
 
 
 class JobExecutor(QObject):
@@ -164,7 +176,11 @@ class JobExecutor(QObject):
         self._cap = max_workers or default_worker_cap()
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(self._cap)
+        # Guards the fields below: worker threads claim jobs and update them.
+        self._lock = threading.Lock()
+        self._claim_lock = threading.Lock()
         self._running: dict[int, Job] = {}
+        self._workers = 0
         self._stopping = threading.Event()
         self._started = False
         self._progress = _ProgressHub(service)
@@ -178,6 +194,8 @@ class JobExecutor(QObject):
 
     def _connect_signals(self) -> None:
         self._signals.finished.connect(self._on_job_finished)
+        self._signals.started.connect(self._on_job_started)
+        self._signals.idle.connect(self._on_worker_idle)
         self._due_timer.timeout.connect(self.schedule)
         self._flush_timer.timeout.connect(self._on_flush_progress)
 
@@ -185,7 +203,8 @@ class JobExecutor(QObject):
 
     @property
     def running_count(self) -> int:
-        return len(self._running)
+        with self._lock:
+            return len(self._running)
 
     def start(self, *, recover: bool = True) -> None:
         """Recover from an interrupted run (once per process), then start working."""
@@ -198,35 +217,15 @@ class JobExecutor(QObject):
 
     @Slot()
     def schedule(self) -> None:
-        """Start every job that may run now; arm a timer for the next one that will be due."""
+        """Make sure a worker looks for claimable jobs; workers add more workers while they
+        find work, up to the cap. Cheap: no catalog access on the calling (GUI) thread."""
         if self._stopping.is_set():
             return
-        touched: set[str] = set()
-        while len(self._running) < self._cap:
-            if self._running and self._memory.exceeded():
-                log.info("memory budget reached; new jobs wait for running ones to finish")
-                self._due_timer.start(250)
-                break
-            job = self._service.catalog.claim_next_job(
-                now=self._clock(), owner=self._owner, skip=self._full_queues()
-            )
-            if job is None:
-                self._arm_due_timer()  # nothing due now: wake up when the next job is
-                break
-            self._launch(job)
-            touched.add(job.base_id)
-        for base_id in touched:
-            self._emit_queue(base_id)
-        if self._running:
-            return
-        queued, running = self._service.catalog.job_counts()
-        if not queued and not running:
-            self.drained.emit()
-        elif running and not self._due_timer.isActive():
-            # Jobs marked running by another process: if that process died, recovery
-            # (which checks owners) releases them; otherwise look again shortly.
-            self._service.recover()
-            self._due_timer.start(2000)
+        with self._lock:
+            if self._workers >= self._cap:
+                return
+            self._workers += 1
+        self._pool.start(_Worker(self))
 
     def shutdown(self, timeout_ms: int = 30_000) -> bool:
         """Ask running jobs to stop at their next step and wait for them."""
@@ -237,7 +236,60 @@ class JobExecutor(QObject):
         self._on_flush_progress()
         return bool(done)
 
-    # -- internals -----------------------------------------------------------------------
+    # -- worker side (called on pool threads) ---------------------------------------------
+
+    def _claim(self) -> tuple[Job | None, str]:
+        # One claim at a time; `_lock` is never held across catalog calls, so the GUI
+        # thread (schedule, running_count) never waits on the database.
+        with self._claim_lock:
+            with self._lock:
+                if self._stopping.is_set():
+                    return None, "stopping"
+                if self._running and self._memory.exceeded():
+                    log.info("memory budget reached; new jobs wait for running ones to finish")
+                    return None, "memory"
+                skip = self._full_queues()
+            job = self._service.catalog.claim_next_job(
+                now=self._clock(), owner=self._owner, skip=skip
+            )
+            if job is None:
+                return None, "empty"
+            with self._lock:
+                self._running[job.id] = job
+                more = self._workers < self._cap
+                if more:
+                    self._workers += 1
+        if more:
+            # There was work: let another worker look for more while this one runs.
+            self._pool.start(_Worker(self))
+        self._signals.started.emit(job, self._service.catalog.job_counts(job.base_id))
+        return job, "claimed"
+
+    def _run_claimed(self, job: Job) -> None:
+        try:
+            outcome = runner.run_job(self._context(job), job, clock=self._clock)
+        except BaseException:
+            log.exception("job %s crashed outside its handler", job.id)
+            outcome = "failed"
+        with self._lock:
+            self._running.pop(job.id, None)
+        self._progress.forget(job.item_id)
+        counts = self._service.catalog.job_counts(job.base_id)
+        self._signals.finished.emit(job, outcome, counts)
+
+    def _report_idle(self, why: str) -> None:
+        with self._lock:
+            self._workers -= 1
+            alone = self._workers == 0 and not self._running
+        catalog = self._service.catalog
+        totals = catalog.job_counts()
+        if alone and why == "empty" and totals[1]:
+            # Jobs marked running by another process: if that process died, recovery
+            # (which checks owners) releases them.
+            self._service.recover()
+            totals = catalog.job_counts()
+        due = catalog.next_due_time() if totals[0] else None
+        self._signals.idle.emit(why, due, totals)
 
     def _full_queues(self) -> list[tuple[str, str]]:
         counts: dict[tuple[str, str], int] = {}
@@ -246,7 +298,7 @@ class JobExecutor(QObject):
             counts[key] = counts.get(key, 0) + 1
         return [key for key, n in counts.items() if n >= POLICIES[JobKind(key[1])].concurrency]
 
-    def _launch(self, job: Job) -> None:
+    def _context(self, job: Job) -> JobContext:
         policy = POLICIES[JobKind(job.kind)]
         deadline = self._clock() + policy.timeout_s
         stopping = self._stopping
@@ -262,37 +314,50 @@ class JobExecutor(QObject):
         def progress(item_id: str, phase: ItemPhase | None, percent: float | None) -> None:
             self._progress.report(job.base_id, item_id, phase, percent)
 
-        ctx = JobContext(self._service.parts, progress=progress, cancelled=cancelled)
-        self._running[job.id] = job
-        self._pool.start(_JobRunnable(ctx, job, self._clock, self._signals))
+        return JobContext(self._service.parts, progress=progress, cancelled=cancelled)
 
-    def _arm_due_timer(self) -> None:
-        if self._stopping.is_set() or self._due_timer.isActive():
-            return
-        due = self._service.catalog.next_due_time()
-        if due is None:
-            return
-        delay_ms = max(0, int((due - self._clock()) * 1000))
-        if delay_ms > 0 or len(self._running) < self._cap:
-            self._due_timer.start(max(delay_ms, 10))
+    # -- GUI side ------------------------------------------------------------------------
 
-    def _emit_queue(self, base_id: str) -> None:
-        queued, running = self._service.catalog.job_counts(base_id)
-        self.queueChanged.emit(base_id, queued, running)
+    @Slot(object, object)
+    def _on_job_started(self, job: Job, counts: tuple[int, int]) -> None:
+        self.queueChanged.emit(job.base_id, *counts)
 
-    @Slot(object, str)
-    def _on_job_finished(self, job: Job, outcome: str) -> None:
-        self._running.pop(job.id, None)
-        self._progress.forget(job.item_id)
+    @Slot(object, str, object)
+    def _on_job_finished(self, job: Job, outcome: str, counts: tuple[int, int]) -> None:
         self._on_flush_progress()
         changed = [job.item_id] if job.item_id else []
         roots = job.payload.get("roots")
         if isinstance(roots, list):
             changed.extend(str(r) for r in roots)
         self.itemsChanged.emit(job.base_id, list(dict.fromkeys(changed)))
-        self._emit_queue(job.base_id)
+        self.queueChanged.emit(job.base_id, *counts)
         log.debug("job %s (%s) %s", job.id, job.kind, outcome)
-        self.schedule()
+
+    @Slot(str, object, object)
+    def _on_worker_idle(self, why: str, due: float | None, totals: tuple[int, int]) -> None:
+        if self._stopping.is_set():
+            return
+        with self._lock:
+            busy = self._workers > 0 or bool(self._running)
+        if why == "memory":
+            self._due_timer.start(250)
+        elif why == "crashed":
+            self._due_timer.start(1000)
+        elif due is not None and not self._due_timer.isActive():
+            wait_s = due - self._clock()
+            if wait_s > 0:
+                self._due_timer.start(max(10, int(wait_s * 1000)))
+            elif not busy:
+                # Due but not claimed (enqueued just after the claim): look again soon.
+                # While jobs run, their workers claim it when they finish.
+                self._due_timer.start(50)
+        if busy:
+            return
+        queued, running = totals
+        if not queued and not running:
+            self.drained.emit()
+        elif running and not self._due_timer.isActive():
+            self._due_timer.start(2000)  # another process is working: look again shortly
 
     @Slot()
     def _on_flush_progress(self) -> None:

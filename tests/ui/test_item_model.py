@@ -41,7 +41,7 @@ def test_model_follows_catalog_reads(qtmodeltester: ModelTester, qtbot: QtBot) -
     model = ItemTreeModel()
     qtmodeltester.check(model)
     first = [_item("dir1"), _item("a", "dir1"), _item("b", "dir1"), _item("c")]
-    changes = model.apply_items(first)
+    changes, _ = model.apply_items(first)
     assert [new.id for old, new in changes if old is None] == ["dir1", "c", "a", "b"]
     assert model.rowCount() == 2
     assert model.rowCount(model.index_of("dir1")) == 2
@@ -50,7 +50,7 @@ def test_model_follows_catalog_reads(qtmodeltester: ModelTester, qtbot: QtBot) -
     # One child completes: only its row (and its parent's aggregate) change.
     done = _item("a", "dir1", status=ItemStatus.COMPLETED, chunk_count=3)
     with qtbot.waitSignal(model.dataChanged) as changed:
-        changes = model.apply_items([first[0], done, first[2], first[3]])
+        changes, _ = model.apply_items([first[0], done, first[2], first[3]])
     assert [(old.status if old else None, new.status) for old, new in changes] == [
         (ItemStatus.PREPARING, ItemStatus.COMPLETED)
     ]
@@ -115,3 +115,22 @@ def test_column_count_constant_matches_the_enum() -> None:
     from app.ui.items.item_model import _COLUMNS
 
     assert len(Column) == _COLUMNS
+
+
+def test_big_imports_are_shown_in_slices(qtmodeltester: ModelTester) -> None:
+    model = ItemTreeModel()
+    items = [_item("dir1")] + [_item(f"f{n:02d}", "dir1") for n in range(25)] + [_item("z")]
+    changes, more = model.apply_items(items, max_inserts=10)
+    assert (len(changes), more) == (10, True)
+    assert model.rowCount(model.index_of("dir1")) == 9
+    while more:
+        _, more = model.apply_items(items, max_inserts=10)
+        qtmodeltester.check(model)
+    assert len(model.items()) == 27
+    # A child never arrives before its parent, even when the slice would have room for it.
+    orphan_first = [_item("g1", "dir2"), _item("dir2")]
+    model = ItemTreeModel()
+    changes, more = model.apply_items(orphan_first, max_inserts=1)
+    assert [new.id for _, new in changes] == ["dir2"] and more
+    model.apply_items(orphan_first, max_inserts=1)
+    assert model.rowCount(model.index_of("dir2")) == 1

@@ -19,6 +19,8 @@ from app.ui.items.item_model import ItemTreeModel
 log = logging.getLogger(__name__)
 
 RELOAD_DELAY_MS = 120
+# New rows shown per event-loop turn: inserting thousands at once would freeze the window.
+INSERT_SLICE = 40
 
 
 class ItemFeed(QObject):
@@ -96,17 +98,31 @@ class ItemFeed(QObject):
         if generation != self._generation:
             self.reload_soon()  # the base changed while reading: read the new one
             return
-        first_read = not self._seen
+        self._apply(generation, items, first_read=not self._seen)
         self._seen = True
-        for old, new in self._model.apply_items(items):
+
+    def _apply(self, generation: int, items: list[Item], *, first_read: bool) -> None:
+        """Show one slice of a read; the next slice follows once the window has painted."""
+        changes, more = self._model.apply_items(items, max_inserts=INSERT_SLICE)
+        for old, new in changes:
             # Failures found on the first read are old news; only report what happens now.
             changed = old is None or old.status is not new.status
             if new.status is ItemStatus.FAILED and changed and not first_read:
                 self.itemFailed.emit(new)
-        if self._dirty:
+        if more:
+            self._in_flight = True  # a newer read waits until this one is shown whole
+            QTimer.singleShot(0, self, lambda: self._continue(generation, items, first_read))
+        elif self._dirty:
             self.reload_soon()
         else:
             self.refreshed.emit()
+
+    def _continue(self, generation: int, items: list[Item], first_read: bool) -> None:
+        self._in_flight = False
+        if generation != self._generation:
+            self.reload_soon()  # another base was chosen meanwhile
+            return
+        self._apply(generation, items, first_read=first_read)
 
     def _on_load_failed(self, generation: int, exc: BaseException) -> None:
         self._in_flight = False

@@ -1,9 +1,15 @@
-"""The item tree: one QAbstractItemModel over a base's catalog items.
+"""The item tree: one item model over a base's catalog items.
 
-The model holds plain `Item` records (napari style: a thin Qt layer over Python data). It never
-reads the catalog itself: the owner hands it complete item lists (`apply_items`) and live
-progress (`set_progress`), and it works out which rows were inserted, removed or changed, so
-only those rows are repainted.
+The model never reads the catalog itself: the owner hands it complete item lists
+(`apply_items`) and live progress (`set_progress`), and it works out which rows were
+inserted, removed or changed, so only those rows are repainted.
+
+It keeps the cells in a QStandardItemModel on purpose. A Python QAbstractItemModel answers
+every role of every visible cell through a Python call (about 1,200 per paint of the tree);
+while worker threads index documents each of those calls waits for the GIL, and painting
+took 50-200 ms. With the cells held by Qt a paint makes about 25 Python calls (the status
+delegate), and the window stays responsive during big imports (tests/ui/test_responsiveness.py).
+The Python `Item` records stay the source of truth: cells are derived from them.
 """
 
 from __future__ import annotations
@@ -14,7 +20,6 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 
 from PySide6.QtCore import (
-    QAbstractItemModel,
     QCoreApplication,
     QDateTime,
     QLocale,
@@ -23,6 +28,7 @@ from PySide6.QtCore import (
     QPersistentModelIndex,
     Qt,
 )
+from PySide6.QtGui import QStandardItem, QStandardItemModel
 
 from app.knowledge.types import RUNNING_STATUSES, Item, ItemStatus, ItemType
 from app.ui import errors
@@ -64,6 +70,7 @@ _ANSWERED_ROLES = frozenset(
     }
 )
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+_STATUS_ORDER = {status: n for n, status in enumerate(ItemStatus)}
 
 
 def status_label(status: ItemStatus) -> str:
@@ -111,205 +118,161 @@ def header_label(column: Column) -> str:
 
 
 @dataclass(eq=False)
-class _Node:
-    item: Item | None
-    parent: _Node | None
-    children: list[_Node] = field(default_factory=list)
+class _Row:
+    item: Item
+    cells: list[QStandardItem]
     aggregate: Counter[ItemStatus] = field(default_factory=Counter)
 
-    def row(self) -> int:
-        assert self.parent is not None
-        return self.parent.children.index(self)
 
-
-class ItemTreeModel(QAbstractItemModel):
+class ItemTreeModel(QStandardItemModel):
     def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._root = _Node(None, None)
-        self._nodes: dict[str, _Node] = {}
+        super().__init__(0, _COLUMNS, parent)
+        self._rows: dict[str, _Row] = {}
         # item id -> (phase, percent) reported by the runtime since the last catalog read
         self._live: dict[str, tuple[str, float]] = {}
         self._locale = QLocale()
+        self._set_headers()
 
     # -- feeding ---------------------------------------------------------------------------
 
     def clear(self) -> None:
-        self.beginResetModel()
-        self._root = _Node(None, None)
-        self._nodes.clear()
+        self.removeRows(0, self.rowCount())
+        self._rows.clear()
         self._live.clear()
-        self.endResetModel()
 
-    def apply_items(self, items: list[Item]) -> list[tuple[Item | None, Item]]:
-        """Make the tree show exactly `items`; returns (old, new) for every item whose record
-        changed (old is None for new items), so the owner can react to status changes."""
+    def apply_items(
+        self, items: list[Item], *, max_inserts: int | None = None
+    ) -> tuple[list[tuple[Item | None, Item]], bool]:
+        """Make the tree show `items`: returns (old, new) for every item whose record changed
+        (old is None for new items), and whether new items were left out because of
+        `max_inserts` (call again with the same list to add them: a big import is shown in
+        slices so the window stays responsive)."""
         wanted = {item.id: item for item in items}
         self._remove_missing(wanted)
         changes = self._update_existing(wanted)
-        changes.extend(self._insert_new(items))
+        fresh = [i for i in items if i.id not in self._rows]
+        batch = fresh if max_inserts is None else self._first_insertable(fresh, max_inserts)
+        changes.extend(self._insert_new(batch))
         self._refresh_aggregates()
-        return changes
+        return changes, len(batch) < len(fresh)
 
     def set_progress(self, item_id: str, phase: str, percent: float) -> None:
-        node = self._nodes.get(item_id)
-        if node is None or node.item is None or node.item.status not in RUNNING_STATUSES:
+        row = self._rows.get(item_id)
+        if row is None or row.item.status not in RUNNING_STATUSES:
             return
         if self._live.get(item_id) == (phase, percent):
             return
         self._live[item_id] = (phase, percent)
-        index = self._index_of(node, Column.STATUS)
-        self.dataChanged.emit(index, index, [Role.PHASE, Role.PROGRESS])
+        status = row.cells[Column.STATUS]
+        status.setData(phase, Role.PHASE)
+        status.setData(percent, Role.PROGRESS)
 
     # -- lookups ---------------------------------------------------------------------------
 
-    def item(self, index: Index) -> Item | None:
-        node = self._node(index)
-        return node.item if node is not self._root else None
+    def item_at(self, index: Index) -> Item | None:
+        if not index.isValid():
+            return None
+        item_id = self.index(index.row(), 0, index.parent()).data(Role.ITEM_ID)
+        row = self._rows.get(str(item_id)) if item_id else None
+        return row.item if row is not None else None
 
     def index_of(self, item_id: str, column: int = 0) -> QModelIndex:
-        node = self._nodes.get(item_id)
-        return self._index_of(node, column) if node is not None else QModelIndex()
+        row = self._rows.get(item_id)
+        return row.cells[column].index() if row is not None else QModelIndex()
 
     def items(self) -> list[Item]:
-        return [n.item for n in self._nodes.values() if n.item is not None]
+        return [row.item for row in self._rows.values()]
 
     def status_counts(self) -> Counter[ItemStatus]:
         return Counter(item.status for item in self.items() if item.type not in CONTAINERS)
-
-    # -- Qt model interface ----------------------------------------------------------------
-
-    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:
-        node = parent.internalPointer() if parent.isValid() else self._root
-        if 0 <= row < len(node.children) and 0 <= column < _COLUMNS:
-            return self.createIndex(row, column, node.children[row])
-        return QModelIndex()
-
-    def parent(self, index: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]
-        if not index.isValid():
-            return QModelIndex()
-        node = self._node(index)
-        parent = node.parent
-        if parent is None or parent is self._root:
-            return QModelIndex()
-        return self.createIndex(parent.row(), 0, parent)
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:
-        if parent.isValid() and parent.column() != 0:
-            return 0
-        return len(self._node(parent).children)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:
-        return _COLUMNS
-
-    def hasChildren(self, parent: Index = QModelIndex()) -> bool:
-        return self.rowCount(parent) > 0
 
     def flags(self, index: Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.ItemIsDropEnabled
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> object:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return header_label(Column(section))
-        return None
+    # -- cells -----------------------------------------------------------------------------
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
-        # Views ask for a dozen roles per cell on every paint; most are answered here at once.
-        if role not in _ANSWERED_ROLES or not index.isValid():
-            return None
-        node: _Node = index.internalPointer()
-        item = node.item
-        if item is None:
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self._display(node, item, Column(index.column()))
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(item)
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return _RIGHT if index.column() in (Column.CHUNKS, Column.SIZE) else None
-        if role == Role.SORT:
-            return self._sort_key(node, item, Column(index.column()))
-        return self._custom(node, item, role)
+    def _set_headers(self) -> None:
+        self.setHorizontalHeaderLabels([header_label(c) for c in Column])
 
-    # -- internals -------------------------------------------------------------------------
+    def _new_cells(self, item: Item) -> list[QStandardItem]:
+        cells = [QStandardItem() for _ in range(_COLUMNS)]
+        cells[Column.NAME].setData(item.id, Role.ITEM_ID)
+        for column in (Column.CHUNKS, Column.SIZE):
+            cells[column].setData(_RIGHT, Qt.ItemDataRole.TextAlignmentRole)
+        return cells
 
-    def _node(self, index: Index) -> _Node:
-        if not index.isValid():
-            return self._root
-        node = index.internalPointer()
-        assert isinstance(node, _Node)
-        return node
+    def _fill(self, row: _Row) -> None:
+        """Write the cells from the row's Item; unchanged values are left alone (no signal)."""
+        item = row.item
+        chunks, size = self._totals(row)
+        values: list[tuple[Column, int, object]] = [
+            (Column.NAME, Qt.ItemDataRole.DisplayRole, item.title or item.source),
+            (Column.NAME, Role.SORT, (item.title or item.source).casefold()),
+            (Column.TYPE, Qt.ItemDataRole.DisplayRole, type_label(item.type)),
+            (Column.TYPE, Role.SORT, item.type.value),
+            (Column.STATUS, Qt.ItemDataRole.DisplayRole, status_label(item.status)),
+            (Column.STATUS, Role.STATUS, item.status.value),
+            (Column.STATUS, Role.SORT, _STATUS_ORDER[item.status]),
+            (
+                Column.CHUNKS,
+                Qt.ItemDataRole.DisplayRole,
+                self._locale.toString(chunks) if chunks else "",
+            ),
+            (Column.CHUNKS, Role.SORT, chunks),
+            (
+                Column.SIZE,
+                Qt.ItemDataRole.DisplayRole,
+                self._locale.formattedDataSize(size) if size else "",
+            ),
+            (Column.SIZE, Role.SORT, size),
+            (Column.UPDATED, Qt.ItemDataRole.DisplayRole, self._when(item.updated_at)),
+            (Column.UPDATED, Role.SORT, item.updated_at),
+        ]
+        tooltip = self._tooltip(item)
+        for column in Column:
+            values.append((column, Qt.ItemDataRole.ToolTipRole, tooltip))
+        live = self._live.get(item.id) if item.status in RUNNING_STATUSES else None
+        running = item.status in RUNNING_STATUSES
+        phase = live[0] if live else (item.phase.value if item.phase and running else None)
+        progress = live[1] if live else (item.progress if running else None)
+        values.append((Column.STATUS, Role.PHASE, phase))
+        values.append((Column.STATUS, Role.PROGRESS, progress))
+        if item.type in CONTAINERS:
+            values.append(
+                (Column.STATUS, Role.AGGREGATE, {s.value: n for s, n in row.aggregate.items()})
+            )
+        for column, role, value in values:
+            cell = row.cells[column]
+            if cell.data(role) != value:
+                cell.setData(value, role)
 
-    def _index_of(self, node: _Node, column: int = 0) -> QModelIndex:
-        if node is self._root or node.parent is None:
-            return QModelIndex()
-        return self.createIndex(node.row(), column, node)
+    def _totals(self, row: _Row) -> tuple[int, int]:
+        """(chunks, size) of an item; folders and sitemaps add up their children."""
+        if row.item.type not in CONTAINERS:
+            return row.item.chunk_count, row.item.size or 0
+        chunks = size = 0
+        for child in self._children(row):
+            c, s = self._totals(child)
+            chunks += c
+            size += s
+        return chunks, size if size else (row.item.size or 0)
 
-    def _display(self, node: _Node, item: Item, column: Column) -> object:
-        if column is Column.NAME:
-            return item.title or item.source
-        if column is Column.TYPE:
-            return type_label(item.type)
-        if column is Column.STATUS:
-            return status_label(item.status)
-        if column is Column.CHUNKS:
-            return self._locale.toString(self._chunks(node)) if self._chunks(node) else ""
-        if column is Column.SIZE:
-            size = self._size(node)
-            return self._locale.formattedDataSize(size) if size else ""
-        return self._when(item.updated_at)
+    def _children(self, row: _Row) -> list[_Row]:
+        name = row.cells[Column.NAME]
+        found = []
+        for r in range(name.rowCount()):
+            child_id = name.child(r, 0).data(Role.ITEM_ID)
+            child = self._rows.get(str(child_id))
+            if child is not None:
+                found.append(child)
+        return found
 
     def _tooltip(self, item: Item) -> str:
         if item.status is ItemStatus.FAILED:
             return f"{errors.headline(item.error_code)}\n{item.error_message or ''}".strip()
         return item.source
-
-    def _custom(self, node: _Node, item: Item, role: int) -> object:
-        if role == Role.ITEM:
-            return item
-        if role == Role.ITEM_ID:
-            return item.id
-        if role == Role.STATUS:
-            return item.status
-        if role == Role.PHASE:
-            live = self._live.get(item.id)
-            if item.status not in RUNNING_STATUSES:
-                return None
-            return live[0] if live else (item.phase.value if item.phase else None)
-        if role == Role.PROGRESS:
-            live = self._live.get(item.id)
-            if item.status not in RUNNING_STATUSES:
-                return None
-            return live[1] if live else item.progress
-        if role == Role.AGGREGATE:
-            return node.aggregate if item.type in CONTAINERS else None
-        return None
-
-    def _sort_key(self, node: _Node, item: Item, column: Column) -> object:
-        keys: dict[Column, object] = {
-            Column.NAME: (item.title or item.source).casefold(),
-            Column.TYPE: item.type.value,
-            Column.STATUS: list(ItemStatus).index(item.status),
-            Column.CHUNKS: self._chunks(node),
-            Column.SIZE: self._size(node),
-            Column.UPDATED: item.updated_at,
-        }
-        return keys[column]
-
-    def _chunks(self, node: _Node) -> int:
-        assert node.item is not None
-        if node.item.type in CONTAINERS:
-            return sum(self._chunks(c) for c in node.children)
-        return node.item.chunk_count
-
-    def _size(self, node: _Node) -> int:
-        assert node.item is not None
-        if node.item.type in CONTAINERS and node.children:
-            return sum(self._size(c) for c in node.children)
-        return node.item.size or 0
 
     def _when(self, stamp: float) -> str:
         fmt = QLocale.FormatType.ShortFormat
@@ -318,79 +281,86 @@ class ItemTreeModel(QAbstractItemModel):
             return self._locale.toString(when.time(), fmt)
         return self._locale.toString(when, fmt)
 
-    def _remove_missing(self, wanted: dict[str, Item]) -> None:
-        gone = [n for i, n in self._nodes.items() if i not in wanted]
-        for node in gone:
-            if node.parent is None or node.item is None or node.item.id not in self._nodes:
-                continue  # already removed with its parent
-            row = node.row()
-            self.beginRemoveRows(self._index_of(node.parent), row, row)
-            node.parent.children.pop(row)
-            self._forget(node)
-            self.endRemoveRows()
+    # -- diffing ---------------------------------------------------------------------------
 
-    def _forget(self, node: _Node) -> None:
-        for child in node.children:
+    def _parent_cell(self, item: Item) -> QStandardItem:
+        parent = self._rows.get(item.parent_id) if item.parent_id else None
+        return parent.cells[Column.NAME] if parent is not None else self.invisibleRootItem()
+
+    def _remove_missing(self, wanted: dict[str, Item]) -> None:
+        gone = [row for item_id, row in self._rows.items() if item_id not in wanted]
+        for row in gone:
+            if row.item.id not in self._rows:
+                continue  # already removed with its parent
+            name = row.cells[Column.NAME]
+            holder = name.parent() or self.invisibleRootItem()
+            self._forget(row)
+            holder.removeRow(name.row())
+
+    def _forget(self, row: _Row) -> None:
+        for child in self._children(row):
             self._forget(child)
-        if node.item is not None:
-            self._nodes.pop(node.item.id, None)
-            self._live.pop(node.item.id, None)
+        self._rows.pop(row.item.id, None)
+        self._live.pop(row.item.id, None)
 
     def _update_existing(self, wanted: dict[str, Item]) -> list[tuple[Item | None, Item]]:
         changes: list[tuple[Item | None, Item]] = []
-        for item_id, node in self._nodes.items():
+        for item_id, row in self._rows.items():
             new = wanted[item_id]
-            old = node.item
+            old = row.item
             if old == new:
                 continue
-            node.item = new
-            if old is not None and (
-                new.status is not old.status or new.status not in RUNNING_STATUSES
-            ):
+            row.item = new
+            if new.status is not old.status or new.status not in RUNNING_STATUSES:
                 self._live.pop(item_id, None)  # the catalog has newer news than the runtime
             changes.append((old, new))
-            self.dataChanged.emit(self._index_of(node, 0), self._index_of(node, _COLUMNS - 1))
+            self._fill(row)
         return changes
 
-    def _insert_new(self, items: list[Item]) -> list[tuple[Item | None, Item]]:
-        fresh = [i for i in items if i.id not in self._nodes]
+    def _first_insertable(self, fresh: list[Item], limit: int) -> list[Item]:
+        """Up to `limit` new items whose parents are shown or come along in this slice."""
+        fresh_ids = {i.id for i in fresh}
+        chosen: list[Item] = []
+        taken: set[str] = set()
+        for item in fresh:
+            if len(chosen) >= limit:
+                break
+            parent = item.parent_id
+            if parent is None or parent in self._rows or parent in taken or parent not in fresh_ids:
+                chosen.append(item)
+                taken.add(item.id)
+        return chosen
+
+    def _insert_new(self, fresh: list[Item]) -> list[tuple[Item | None, Item]]:
         added: list[tuple[Item | None, Item]] = []
         pending = fresh
         # Parents first: a child whose parent is also new waits for the next pass.
         while pending:
             later: list[Item] = []
-            batch: dict[str, list[Item]] = {}
+            ready: list[Item] = []
             for item in pending:
-                parent_id = item.parent_id or ""
-                if parent_id and parent_id not in self._nodes:
+                if (
+                    item.parent_id
+                    and item.parent_id not in self._rows
+                    and any(p.id == item.parent_id for p in pending)
+                ):
                     later.append(item)
                 else:
-                    batch.setdefault(parent_id, []).append(item)
-            if not batch:
-                # Orphans (parent not in the list): show them at the top level.
-                batch[""] = later
-                later = []
-            for parent_id, group in batch.items():
-                self._insert_group(self._nodes[parent_id] if parent_id else self._root, group)
-                added.extend((None, item) for item in group)
+                    ready.append(item)
+            for item in ready:
+                row = _Row(item, self._new_cells(item))
+                self._rows[item.id] = row
+                self._fill(row)
+                self._parent_cell(item).appendRow(row.cells)
+                added.append((None, item))
             pending = later
         return added
 
-    def _insert_group(self, parent: _Node, group: list[Item]) -> None:
-        first = len(parent.children)
-        self.beginInsertRows(self._index_of(parent), first, first + len(group) - 1)
-        for item in group:
-            node = _Node(item, parent)
-            parent.children.append(node)
-            self._nodes[item.id] = node
-        self.endInsertRows()
-
     def _refresh_aggregates(self) -> None:
-        for node in self._nodes.values():
-            if node.item is None or node.item.type not in CONTAINERS:
+        for row in list(self._rows.values()):
+            if row.item.type not in CONTAINERS:
                 continue
-            counts = Counter(c.item.status for c in node.children if c.item is not None)
-            if counts != node.aggregate:
-                node.aggregate = counts
-                first = self._index_of(node, 0)
-                self.dataChanged.emit(first, self._index_of(node, _COLUMNS - 1))
+            counts = Counter(child.item.status for child in self._children(row))
+            if counts != row.aggregate:
+                row.aggregate = counts
+                self._fill(row)

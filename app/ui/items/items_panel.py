@@ -91,7 +91,7 @@ class ItemsPanel(QWidget):
     def selected_items(self) -> list[Item]:
         items: list[Item] = []
         for index in self.view.selectionModel().selectedRows(Column.NAME):
-            item = self.model.item(self.proxy.mapToSource(index))
+            item = self.model.item_at(self.proxy.mapToSource(index))
             if item is not None:
                 items.append(item)
         return items
