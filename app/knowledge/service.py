@@ -11,11 +11,14 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+import apsw
+
 from app.knowledge import admin, ingestion, paths, providers_config, query
 from app.knowledge import doctor as integrity
 from app.knowledge.catalog import Catalog
 from app.knowledge.jobs import recovery, runner
 from app.knowledge.jobs.context import EngineParts, JobContext, ProgressCallback
+from app.knowledge.jobs.errors import storage_failure
 from app.knowledge.jobs.extraction import Extraction, shared_pool
 from app.knowledge.layout import DataLayout
 from app.knowledge.locks import KeyedMutex
@@ -412,3 +415,15 @@ class KnowledgeService:
                 base.name,
                 completed,
             )
+
+
+def open_service(home: Path) -> KnowledgeService:
+    """KnowledgeService(home) for an application start: a full disk or a read-only data
+    folder is reported as a TroveError (STORAGE_FULL / STORAGE_READ_ONLY) to show the person."""
+    try:
+        return KnowledgeService(home)
+    except (OSError, apsw.Error) as exc:
+        failure = storage_failure(exc, home, then="restart Trove")
+        if failure is None:
+            raise
+        raise TroveError(ErrorCode(failure.code), failure.message) from exc

@@ -54,6 +54,10 @@ def headline(code: str | None) -> str:
             "errors", "The model is not available"
         ),
         ErrorCode.UNSAFE_PATH: QCoreApplication.translate("errors", "Unsafe path"),
+        ErrorCode.STORAGE_FULL: QCoreApplication.translate("errors", "The disk is full"),
+        ErrorCode.STORAGE_READ_ONLY: QCoreApplication.translate(
+            "errors", "The data folder is read-only"
+        ),
     }
     try:
         return titles[ErrorCode(code or "")]

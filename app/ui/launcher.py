@@ -18,12 +18,13 @@ from pathlib import Path
 
 import qasync
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.knowledge.layout import resolve_home
-from app.knowledge.service import KnowledgeService
+from app.knowledge.service import open_service
+from app.knowledge.types import TroveError
 from app.runtime.executor import JobExecutor
-from app.ui import i18n
+from app.ui import errors, i18n
 from app.ui.context import UiContext
 from app.ui.icons import app_icon
 from app.ui.notifications import Notifier
@@ -58,7 +59,7 @@ def application() -> QApplication:
 
 
 def build_context(home: Path, settings: QSettings) -> UiContext:
-    service = KnowledgeService(home)
+    service = open_service(home)
     return UiContext(
         service=service,
         executor=JobExecutor(service),
@@ -86,9 +87,17 @@ def main(argv: Sequence[str]) -> int:
     settings = QSettings(str(home / "settings.ini"), QSettings.Format.IniFormat)
     language = i18n.choose_language(args.lang, settings)
     translators = i18n.install_translators(app, language)
+    try:
+        ctx = build_context(home, settings)
+    except TroveError as exc:
+        title, detail = errors.describe(exc)
+        if args.self_test or args.screenshot:  # scripted runs: nobody to click a box away
+            print(f"error: {exc.code}: {exc.message} (data folder: {home})", file=sys.stderr)
+        else:
+            QMessageBox.critical(None, "Trove", f"{title}\n\n{detail}\n\n{home}")
+        return 1
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    ctx = build_context(home, settings)
     try:
         if args.screenshot:
             from app.ui.screenshot import render_demo

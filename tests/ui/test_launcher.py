@@ -12,7 +12,11 @@ import pytest
 from PySide6.QtGui import QImage
 
 from app import __version__
+from app.knowledge.service import open_service
+from app.knowledge.types import ErrorCode, TroveError
 from app.main import main, wants_gui
+from app.ui.errors import headline
+from tests.reliability import permissions
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -82,3 +86,17 @@ def _run_cli(args: list[str], home: Path) -> str:
         check=True,
     )
     return done.stdout
+
+
+@pytest.mark.skipif(not permissions.can_enforce(), reason="file permissions cannot be enforced here")
+def test_read_only_data_folder_is_reported_not_crashed(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    home.chmod(0o500)
+    try:
+        with permissions.enforced(), pytest.raises(TroveError) as raised:
+            open_service(home)
+    finally:
+        home.chmod(0o700)
+    assert raised.value.code is ErrorCode.STORAGE_READ_ONLY
+    assert headline(raised.value.code) == "The data folder is read-only"
