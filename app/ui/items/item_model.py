@@ -71,6 +71,7 @@ _ANSWERED_ROLES = frozenset(
 )
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 _STATUS_ORDER = {status: n for n, status in enumerate(ItemStatus)}
+_CELL_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
 
 def status_label(status: ItemStatus) -> str:
@@ -186,11 +187,6 @@ class ItemTreeModel(QStandardItemModel):
     def status_counts(self) -> Counter[ItemStatus]:
         return Counter(item.status for item in self.items() if item.type not in CONTAINERS)
 
-    def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.ItemIsDropEnabled
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-
     # -- cells -----------------------------------------------------------------------------
 
     def _set_headers(self) -> None:
@@ -198,6 +194,10 @@ class ItemTreeModel(QStandardItemModel):
 
     def _new_cells(self, item: Item) -> list[QStandardItem]:
         cells = [QStandardItem() for _ in range(_COLUMNS)]
+        for cell in cells:
+            # Set on the cells, not in a flags() override: the view asks for every cell's
+            # flags on every paint, and a Python override would answer each of those.
+            cell.setFlags(_CELL_FLAGS)
         cells[Column.NAME].setData(item.id, Role.ITEM_ID)
         for column in (Column.CHUNKS, Column.SIZE):
             cells[column].setData(_RIGHT, Qt.ItemDataRole.TextAlignmentRole)
