@@ -207,3 +207,43 @@ def test_layout_is_remembered(qtbot: QtBot, ui_ctx: UiContext) -> None:
     second.show()
     assert second.size().width() == 700
     assert second.splitter.sizes()[0] == 250
+
+
+def test_keyboard_habits(qtbot: QtBot, window: MainWindow, ui_ctx: UiContext, tmp_path: Path) -> None:
+    base = ui_ctx.service.create_base("Keys")
+    doc = tmp_path / "a.txt"
+    doc.write_text("alpha beta gamma", encoding="utf-8")
+    ui_ctx.service.add(base.id, [doc])
+    ui_ctx.service.run_pending_jobs()
+    window.bases.reload(select=base.id)
+    qtbot.waitUntil(lambda: window.items.model.rowCount() == 1)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    window.items.view.setFocus()
+    window.items.view.selectAll()
+    before = window.items.model.items()[0].updated_at
+
+    # F5 reindexes the selection.
+    qtbot.keyClick(window.items.view, Qt.Key.Key_F5)
+    qtbot.waitUntil(
+        lambda: window.items.model.items()[0].updated_at > before
+        and window.items.model.items()[0].status is ItemStatus.COMPLETED,
+        timeout=10_000,
+    )
+
+    # Delete asks first; "no" keeps the item.
+    asked: list[str] = []
+
+    def refuse(title: str, question: str) -> bool:
+        asked.append(question)
+        return False
+
+    window.items.confirm = refuse
+    window.items.view.selectAll()
+    qtbot.keyClick(window.items.view, Qt.Key.Key_Delete)
+    assert len(asked) == 1 and "1 item" in asked[0]
+    assert window.items.model.rowCount() == 1
+
+    # Ctrl+N opens the new-base dialog.
+    qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: window.findChild(NewBaseDialog, "newBaseDialog") is not None)

@@ -1,0 +1,129 @@
+"""How long the GUI thread stalls while the real runtime indexes a folder of files.
+
+    python tests/bench/responsiveness.py [--files 300] [--workers N] [--model local|bm25|fake]
+
+Opens the main window offscreen, adds FILES Markdown files through the window and lets the
+real JobExecutor index them (documents read in the reader worker processes). A QTimer on the
+GUI thread ticks every 10 ms; the longest gap between ticks minus the interval is the longest
+stall. `--workers` overrides the executor's job threads (default: its own choice);
+`--model`: the built-in offline model (default when installed), BM25 only, or the tests'
+pure-Python fake embedder (a worst case: it holds the GIL while it embeds).
+Prints one JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from PySide6.QtCore import QSettings, QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from app.knowledge.service import KnowledgeService  # noqa: E402
+from app.knowledge.types import ItemStatus  # noqa: E402
+from app.runtime.executor import JobExecutor, default_worker_cap  # noqa: E402
+from app.ui.context import UiContext  # noqa: E402
+from app.ui.main_window import MainWindow  # noqa: E402
+from app.ui.notifications import Notifier  # noqa: E402
+from app.ui.tasks import BackgroundTasks  # noqa: E402
+from app.ui.waiting import wait_until  # noqa: E402
+
+TICK_MS = 10
+
+
+def corpus(folder: Path, count: int) -> list[str]:
+    folder.mkdir(parents=True)
+    paths = []
+    for n in range(count):
+        path = folder / f"doc-{n:04d}.md"
+        words = " ".join(f"word{(n * 7 + k) % 997} topic{n % 13}" for k in range(120))
+        path.write_text(f"# Document {n}\n\n{words}\n", encoding="utf-8")
+        paths.append(str(path))
+    return paths
+
+
+def run(files: int, workers: int | None, model: str) -> dict[str, object]:
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    tmp = Path(tempfile.mkdtemp(prefix="trove-resp-"))
+    models = None
+    if model == "fake":
+        from tests.fakes import FakeModels
+
+        models = FakeModels()
+    service = KnowledgeService(tmp / "home", models=models)
+    ctx = UiContext(
+        service=service,
+        executor=JobExecutor(service, max_workers=workers),
+        tasks=BackgroundTasks(),
+        settings=QSettings(str(tmp / "settings.ini"), QSettings.Format.IniFormat),
+        notifier=Notifier(),
+    )
+    embedding = {"local": service.offline_model(), "bm25": None, "fake": "fake:bow"}[model]
+    service.create_base("load", embedding_model=embedding)
+    ctx.executor.start()
+    window = MainWindow(ctx)
+    window.show()
+    window.start()
+    wait_until(lambda: window.current_base() is not None, 30, "the base")
+    paths = corpus(tmp / "corpus", files)
+    gaps: list[float] = []
+    last = [time.perf_counter()]
+
+    def tick() -> None:
+        now = time.perf_counter()
+        gaps.append((now - last[0]) * 1000)
+        last[0] = now
+
+    timer = QTimer()
+    timer.setInterval(TICK_MS)
+    timer.timeout.connect(tick)
+    timer.start()
+    started = time.perf_counter()
+    window.items.add_paths(paths)
+    wait_until(
+        lambda: window.items.model.status_counts()[ItemStatus.COMPLETED] == files, 900, "indexing"
+    )
+    seconds = time.perf_counter() - started
+    timer.stop()
+    ctx.executor.shutdown()
+    ctx.tasks.wait()
+    window.close()
+    service.close()
+    app.processEvents()
+    ordered = sorted(gaps)
+    return {
+        "files": files,
+        "model": embedding or "none (BM25)",
+        "workers": workers or default_worker_cap(),
+        "seconds": round(seconds, 2),
+        "filesPerSecond": round(files / seconds, 1),
+        "ticks": len(gaps),
+        "medianGapMs": round(statistics.median(ordered), 1),
+        "p99GapMs": round(ordered[int(len(ordered) * 0.99)], 1),
+        "maxStallMs": round(max(0.0, ordered[-1] - TICK_MS), 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--files", type=int, default=300)
+    parser.add_argument("--workers", type=int)
+    parser.add_argument("--model", choices=("local", "bm25", "fake"), default="local")
+    args = parser.parse_args()
+    print(json.dumps(run(args.files, args.workers, args.model)))
+
+
+if __name__ == "__main__":
+    main()
