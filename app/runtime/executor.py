@@ -41,12 +41,13 @@ Clock = Callable[[], float]
 
 
 def default_worker_cap() -> int:
-    """One job thread per core. Documents are read in worker processes and models run in
-    native code, so the Python left in a job is short; more threads than cores only queue
-    for the GIL, and the GUI thread then waits behind them (on 2 cores, 5 threads made the
-    window stall for 130-360 ms during a 300-file import, 2 threads for under 40 ms, at the
-    same throughput; tests/ui/test_responsiveness.py)."""
-    return max(2, min(8, os.cpu_count() or 2))
+    """One job thread per core, plus one. Jobs mostly wait on reader processes, models in
+    native code and remote providers, so threads beyond the cores add overlap; but their
+    Python parts share one GIL with the GUI thread. On 2 cores indexing 300 files with the
+    offline model (tests/bench/responsiveness.py): 2 threads 22.5 s, longest GUI stall
+    78 ms, p99 gap 32 ms; 3 threads 21.4-23.2 s, 66-75 ms, 41-44 ms; 5 threads 20.5 s,
+    73-102 ms, 49-60 ms."""
+    return max(3, min(16, (os.cpu_count() or 2) + 1))
 
 
 @dataclass(slots=True)
