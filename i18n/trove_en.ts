@@ -64,6 +64,14 @@
             <translation type="unfinished" />
         </message>
         <message>
+            <source>Allow AI agents to change this base</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Agents connected through MCP may always search and read; with this on they may also add, delete and reindex items here.</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
             <source>Delete the knowledge base “{0}” with everything indexed in it? The original files are not touched.</source>
             <translation type="unfinished" />
         </message>

@@ -62,6 +62,14 @@
             <translation>删除知识库…</translation>
         </message>
         <message>
+            <source>Allow AI agents to change this base</source>
+            <translation>允许 AI 智能体修改此知识库</translation>
+        </message>
+        <message>
+            <source>Agents connected through MCP may always search and read; with this on they may also add, delete and reindex items here.</source>
+            <translation>通过 MCP 连接的智能体始终可以检索和阅读；开启后，它们还可以在此知识库中添加、删除和重新索引条目。</translation>
+        </message>
+        <message>
             <source>Delete the knowledge base “{0}” with everything indexed in it? The original files are not touched.</source>
             <translation>删除知识库“{0}”及其中已索引的全部内容？原始文件不会被改动。</translation>
         </message>

@@ -247,3 +247,15 @@ def test_keyboard_habits(qtbot: QtBot, window: MainWindow, ui_ctx: UiContext, tm
     # Ctrl+N opens the new-base dialog.
     qtbot.keyClick(window, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: window.findChild(NewBaseDialog, "newBaseDialog") is not None)
+
+
+def test_agent_writes_toggle(qtbot: QtBot, window: MainWindow, ui_ctx: UiContext) -> None:
+    base = ui_ctx.service.create_base("Agents")
+    window.bases.reload(select=base.id)
+    qtbot.waitUntil(lambda: window.current_base() is not None)
+    action = window.bases.agents_action
+    assert action.isEnabled() and not action.isChecked()
+    action.trigger()
+    qtbot.waitUntil(lambda: ui_ctx.service.get_base(base.id).agent_writes)
+    qtbot.waitUntil(lambda: window.current_base().agent_writes)  # type: ignore[union-attr]
+    assert action.isChecked()

@@ -166,7 +166,18 @@ class BasesPanel(QWidget):
         self.delete_action.setObjectName("deleteBaseAction")
         self.delete_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
         self.delete_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        self.view.addActions([self.new_action, self.rename_action, self.delete_action])
+        self.agents_action = QAction(self.tr("Allow AI agents to change this base"), self)
+        self.agents_action.setObjectName("agentWritesAction")
+        self.agents_action.setCheckable(True)
+        self.agents_action.setToolTip(
+            self.tr(
+                "Agents connected through MCP may always search and read; with this on they "
+                "may also add, delete and reindex items here."
+            )
+        )
+        self.view.addActions(
+            [self.new_action, self.rename_action, self.delete_action, self.agents_action]
+        )
 
     def _layout(self) -> None:
         buttons = QHBoxLayout()
@@ -195,6 +206,7 @@ class BasesPanel(QWidget):
         self.model.renameRequested.connect(self._on_rename_requested)
         self.new_action.triggered.connect(self.newBaseRequested)
         self.rename_action.triggered.connect(self._on_rename)
+        self.agents_action.toggled.connect(self._on_agents_toggled)
         self.delete_action.triggered.connect(self._on_delete)
 
     def _on_loaded(self, bases: list[Base], select: str | None) -> None:
@@ -216,6 +228,7 @@ class BasesPanel(QWidget):
         base = self.selected_base()
         self.rename_action.setEnabled(base is not None)
         self.delete_action.setEnabled(base is not None)
+        self._show_agent_writes(base)
         new_id = base.id if base is not None else None
         if new_id != self._selected_id or not self._announced:
             self._selected_id = new_id
@@ -226,7 +239,26 @@ class BasesPanel(QWidget):
     def _on_data_changed(self) -> None:
         base = self.selected_base()
         if base is not None:
+            self._show_agent_writes(base)
             self.baseUpdated.emit(base)
+
+    def _show_agent_writes(self, base: Base | None) -> None:
+        self.agents_action.blockSignals(True)
+        self.agents_action.setEnabled(base is not None)
+        self.agents_action.setChecked(base is not None and base.agent_writes)
+        self.agents_action.blockSignals(False)
+
+    @Slot(bool)
+    def _on_agents_toggled(self, allowed: bool) -> None:
+        base = self.selected_base()
+        if base is None:
+            return
+        base_id = base.id
+        self._ctx.tasks.run(
+            lambda: self._ctx.service.set_agent_writes(base_id, allowed),
+            lambda _base: self.reload(),
+            self._on_failed,
+        )
 
     @Slot()
     def _on_rename(self) -> None:
