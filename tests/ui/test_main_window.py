@@ -259,3 +259,11 @@ def test_agent_writes_toggle(qtbot: QtBot, window: MainWindow, ui_ctx: UiContext
     qtbot.waitUntil(lambda: ui_ctx.service.get_base(base.id).agent_writes)
     qtbot.waitUntil(lambda: window.current_base().agent_writes)  # type: ignore[union-attr]
     assert action.isChecked()
+
+
+def test_first_base_defaults_to_the_offline_model(qtbot: QtBot, window: MainWindow, ui_ctx: UiContext) -> None:
+    dialog = window.open_new_base_dialog()
+    with qtbot.waitSignal(dialog.modelsLoaded):
+        pass
+    assert dialog.form.embedding_picker.current_model() == ui_ctx.service.offline_model()
+    dialog.close()

@@ -78,6 +78,7 @@ class NewBaseDialog(QDialog):
         self.create_button.setText(self.tr("Create"))
         self._loader = ProviderLoader(ctx, self)
         self._build_layout()
+        self.setMinimumWidth(520)  # room for model names and the wrapped hints
         self._connect_signals()
         self._update_controls()
         self.reload_models()
@@ -217,15 +218,17 @@ class NewBaseDialog(QDialog):
 
     def _default_model(self) -> str | None:
         """The model used for the last new base if it is still offered, else the first one a
-        configured provider offers, else none (the built-in model is an explicit choice: it
-        needs an optional install)."""
+        configured provider offers, else the built-in offline model when it is installed (so
+        a first base searches by meaning out of the box), else none."""
         picker = self.form.embedding_picker
         last = str(self._ctx.settings.value(LAST_MODEL_KEY, "") or "")
         offered = picker.available_models()
         if last in offered:
             return last
         configured = picker.available_models(include_builtin=False)
-        return configured[0] if configured else None
+        if configured:
+            return configured[0]
+        return offered[0] if offered else None
 
     @Slot(int)
     def _on_model_activated(self, _row: int) -> None:
