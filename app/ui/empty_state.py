@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.ui.icons import app_icon
 
@@ -34,17 +34,27 @@ class EmptyState(QWidget):
         text.setObjectName("emptyText")
         text.setWordWrap(True)
         text.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        text.setMaximumWidth(520)
+        text.setFixedWidth(520)
         create = QPushButton(self.tr("Create a knowledge base"), self)
         create.setObjectName("emptyCreateButton")
         create.setDefault(True)
         providers = QPushButton(self.tr("Set up model providers (optional)"), self)
         providers.setObjectName("emptyProvidersButton")
         providers.setFlat(True)
+        # A fixed-width column centred by stretches, not by alignment flags: an aligned item
+        # gets its size hint, and the wrapped text would be cut off.
+        column = QVBoxLayout()
+        for widget in (logo, title, text):
+            column.addWidget(widget)
+        for button in (create, providers):
+            column.addWidget(button, 0, Qt.AlignmentFlag.AlignHCenter)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addLayout(column)
+        row.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addStretch(1)
-        for widget in (logo, title, text, create, providers):
-            layout.addWidget(widget, 0, Qt.AlignmentFlag.AlignHCenter)
+        layout.addLayout(row)
         layout.addStretch(2)
         create.clicked.connect(self.createRequested)
         providers.clicked.connect(self.providersRequested)
