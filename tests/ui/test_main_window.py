@@ -198,15 +198,15 @@ def test_base_rename_and_delete(qtbot: QtBot, window: MainWindow, ui_ctx: UiCont
 def test_layout_is_remembered(qtbot: QtBot, ui_ctx: UiContext) -> None:
     first = MainWindow(ui_ctx)
     qtbot.addWidget(first)
-    first.resize(700, 500)
+    first.resize(790, 560)
     first.show()
-    first.splitter.setSizes([250, 450])
+    first.splitter.setSizes([210, 570])
     first.close()
     second = MainWindow(ui_ctx)
     qtbot.addWidget(second)
     second.show()
-    assert second.size().width() == 700
-    assert second.splitter.sizes()[0] == 250
+    assert second.size().width() == 790
+    assert second.splitter.sizes()[0] == 210
 
 
 def test_keyboard_habits(qtbot: QtBot, window: MainWindow, ui_ctx: UiContext, tmp_path: Path) -> None:
