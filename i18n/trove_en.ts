@@ -483,6 +483,17 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
             <source>{0} documents · {1} completed · {2} in progress · {3} failed</source>
             <translation type="unfinished" />
         </message>
+        <message>
+            <source>Quit Trove</source>
+            <translation type="unfinished" />
+        </message>
+        <message numerus="yes">
+            <source>%n item(s) are being indexed right now. Quit anyway? They are marked interrupted and can be reindexed; items still waiting are indexed next time.</source>
+            <translation>
+                <numerusform>%n item is being indexed right now. Quit anyway? They is marked interrupted and can be reindexed; items still waiting is indexed next time.</numerusform>
+                <numerusform>%n items are being indexed right now. Quit anyway? They are marked interrupted and can be reindexed; items still waiting are indexed next time.</numerusform>
+            </translation>
+        </message>
     </context>
     <context>
         <name>McpDialog</name>

@@ -480,6 +480,16 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
             <source>{0} documents · {1} completed · {2} in progress · {3} failed</source>
             <translation>{0} 个文档 · {1} 个已完成 · {2} 个进行中 · {3} 个失败</translation>
         </message>
+        <message>
+            <source>Quit Trove</source>
+            <translation>退出 Trove</translation>
+        </message>
+        <message numerus="yes">
+            <source>%n item(s) are being indexed right now. Quit anyway? They are marked interrupted and can be reindexed; items still waiting are indexed next time.</source>
+            <translation>
+                <numerusform>有 %n 个条目正在建立索引。仍要退出吗？它们会被标记为已中断，之后可以重新索引；仍在等待的条目会在下次启动时继续索引。</numerusform>
+            </translation>
+        </message>
     </context>
     <context>
         <name>McpDialog</name>

@@ -3,6 +3,8 @@ settings on the right; menus, toolbar, status bar and notifications around them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QByteArray, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
@@ -48,6 +50,8 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(app_icon())
         self.ctx = ctx
         self._queues: dict[str, tuple[int, int]] = {}
+        # Tests answer the quit question without a modal box.
+        self.confirm_quit: Callable[[int], bool] = self._confirm_quit
         self.bases = BasesPanel(ctx, self)
         self.items = ItemsPanel(ctx, self)
         self.search = SearchView(ctx, self)
@@ -358,5 +362,22 @@ class MainWindow(QMainWindow):
         settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        running = sum(r for _, r in self._queues.values())
+        if running and not self.confirm_quit(running):
+            event.ignore()
+            return
         self.save_layout()
         super().closeEvent(event)
+
+    def _confirm_quit(self, running: int) -> bool:
+        answer = QMessageBox.question(
+            self,
+            self.tr("Quit Trove"),
+            self.tr(
+                "%n item(s) are being indexed right now. Quit anyway? They are marked "
+                "interrupted and can be reindexed; items still waiting are indexed next time.",
+                "",
+                running,
+            ),
+        )
+        return answer == QMessageBox.StandardButton.Yes

@@ -27,6 +27,7 @@ def _since_process_start_ms() -> float:
 
 def run_self_test(ctx: UiContext) -> int:
     window = MainWindow(ctx)
+    window.confirm_quit = lambda _running: True  # scripted: nobody to answer
     window.show()
     window.start()
     base: Base | None = None

@@ -72,6 +72,7 @@ def run(files: int, workers: int | None, model: str) -> dict[str, object]:
     service.create_base("load", embedding_model=embedding)
     ctx.executor.start()
     window = MainWindow(ctx)
+    window.confirm_quit = lambda _running: True
     window.show()
     window.start()
     wait_until(lambda: window.current_base() is not None, 30, "the base")

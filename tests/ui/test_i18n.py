@@ -132,6 +132,7 @@ def test_zh_cn_translates_everything(
     ui_ctx.service.add(base.id, [doc])
     ui_ctx.service.run_pending_jobs()
     window = MainWindow(ui_ctx)
+    window.confirm_quit = lambda _running: True
     qtbot.addWidget(window)
     window.show()
     window.start()

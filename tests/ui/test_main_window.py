@@ -24,6 +24,7 @@ from app.ui.settings.new_base_dialog import NewBaseDialog
 @pytest.fixture
 def window(qtbot: QtBot, ui_ctx: UiContext) -> Iterator[MainWindow]:
     win = MainWindow(ui_ctx)
+    win.confirm_quit = lambda _running: True
     qtbot.addWidget(win)
     win.show()
     win.start()
@@ -267,3 +268,19 @@ def test_first_base_defaults_to_the_offline_model(qtbot: QtBot, window: MainWind
         pass
     assert dialog.form.embedding_picker.current_model() == ui_ctx.service.offline_model()
     dialog.close()
+
+
+def test_quitting_while_indexing_asks_first(qtbot: QtBot, window: MainWindow) -> None:
+    asked: list[int] = []
+
+    def answer(running: int) -> bool:
+        asked.append(running)
+        return len(asked) > 1  # "no" the first time, "yes" the second
+
+    window.confirm_quit = answer
+    window.ctx.executor.queueChanged.emit("some-base", 4, 2)
+    assert not window.close()
+    assert window.isVisible() and asked == [2]
+    assert window.close()
+    assert asked == [2, 2]
+    window.ctx.executor.queueChanged.emit("some-base", 0, 0)
