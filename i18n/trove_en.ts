@@ -468,6 +468,18 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
             <translation type="unfinished" />
         </message>
         <message>
+            <source>Trove shows the new language after a restart. Restart now?</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Restart now</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
+            <source>Later</source>
+            <translation type="unfinished" />
+        </message>
+        <message>
             <source>&lt;b&gt;Trove {0}&lt;/b&gt;&lt;br&gt;Knowledge bases on your own computer: full-text and semantic search over your files, web pages and notes.</source>
             <translation type="unfinished" />
         </message>

@@ -465,6 +465,18 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
             <translation>重新启动 Trove 后使用新的语言。</translation>
         </message>
         <message>
+            <source>Trove shows the new language after a restart. Restart now?</source>
+            <translation>Trove 重新启动后才会显示新的语言。现在重新启动吗？</translation>
+        </message>
+        <message>
+            <source>Restart now</source>
+            <translation>立即重启</translation>
+        </message>
+        <message>
+            <source>Later</source>
+            <translation>稍后</translation>
+        </message>
+        <message>
             <source>&lt;b&gt;Trove {0}&lt;/b&gt;&lt;br&gt;Knowledge bases on your own computer: full-text and semantic search over your files, web pages and notes.</source>
             <translation>&lt;b&gt;Trove {0}&lt;/b&gt;&lt;br&gt;保存在你自己电脑上的知识库：对文件、网页和笔记进行全文与语义检索。</translation>
         </message>

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import qasync
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QProcess, QSettings, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.knowledge.layout import resolve_home
@@ -127,4 +127,16 @@ def run_window(ctx: UiContext, loop: asyncio.AbstractEventLoop) -> int:
     app.aboutToQuit.connect(quit_event.set)
     app.lastWindowClosed.connect(quit_event.set)
     loop.run_until_complete(quit_event.wait())
+    if window.restart_requested:
+        restart()
     return 0
+
+
+def restart() -> None:
+    """Start Trove again as a new process (after the language changed)."""
+    if getattr(sys, "frozen", False):
+        program, args = sys.executable, sys.argv[1:]
+    else:
+        program, args = sys.executable, ["-m", "app", *sys.argv[1:]]
+    if not QProcess.startDetached(program, args):
+        log.error("could not start %s again", program)

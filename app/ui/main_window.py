@@ -50,8 +50,11 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(app_icon())
         self.ctx = ctx
         self._queues: dict[str, tuple[int, int]] = {}
-        # Tests answer the quit question without a modal box.
+        # Tests answer the quit and restart questions without a modal box.
         self.confirm_quit: Callable[[int], bool] = self._confirm_quit
+        self.ask_restart: Callable[[], bool] = self._ask_restart
+        # the window closed to restart Trove (the launcher starts it again)
+        self.restart_requested = False
         self.bases = BasesPanel(ctx, self)
         self.items = ItemsPanel(ctx, self)
         self.search = SearchView(ctx, self)
@@ -298,10 +301,27 @@ class MainWindow(QMainWindow):
     def _on_language_chosen(self, action: QAction) -> None:
         code = str(action.data() or "")
         self.ctx.settings.setValue(i18n.SETTING, code)
+        self.ctx.settings.sync()
         self.languageChosen.emit(code)
+        if self.ask_restart():
+            self.restart_requested = True
+            if not self.close():
+                self.restart_requested = False
+            return
         self.ctx.notifier.notify(
             self.tr("Language saved"), self.tr("Restart Trove to use the new language.")
         )
+
+    def _ask_restart(self) -> bool:
+        box = QMessageBox(self)
+        box.setObjectName("restartBox")
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle(self.tr("Language"))
+        box.setText(self.tr("Trove shows the new language after a restart. Restart now?"))
+        now = box.addButton(self.tr("Restart now"), QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(self.tr("Later"), QMessageBox.ButtonRole.RejectRole)
+        box.exec()
+        return box.clickedButton() is now
 
     @Slot()
     def _on_about(self) -> None:

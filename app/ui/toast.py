@@ -3,6 +3,7 @@ up to a few, and fade away on their own (errors stay longer)."""
 
 from __future__ import annotations
 
+import shiboken6
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Slot
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
@@ -68,7 +69,7 @@ class ToastArea(QObject):
     def show_notice(self, notice: Notice) -> None:
         toast = Toast(notice, self._host)
         toast.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        toast.destroyed.connect(lambda *_: self._forget(toast))
+        toast.destroyed.connect(self._on_toast_destroyed)
         self._toasts.append(toast)
         while len(self._toasts) > MAX_VISIBLE:
             self._toasts.pop(0).close()
@@ -81,12 +82,14 @@ class ToastArea(QObject):
             self._place()
         return False
 
-    def _forget(self, toast: Toast) -> None:
-        if toast in self._toasts:
-            self._toasts.remove(toast)
-            self._place()
+    @Slot(QObject)
+    def _on_toast_destroyed(self, gone: QObject) -> None:
+        self._toasts = [t for t in self._toasts if shiboken6.isValid(t) and t is not gone]
+        self._place()
 
     def _place(self) -> None:
+        if not shiboken6.isValid(self._host):
+            return  # the window is being destroyed with its toasts
         bottom = self._host.height() - 12
         for toast in reversed(self._toasts):
             toast.adjustSize()

@@ -284,3 +284,37 @@ def test_quitting_while_indexing_asks_first(qtbot: QtBot, window: MainWindow) ->
     assert window.close()
     assert asked == [2, 2]
     window.ctx.executor.queueChanged.emit("some-base", 0, 0)
+
+
+def test_choosing_a_language_offers_a_restart(qtbot: QtBot, window: MainWindow, ui_ctx: UiContext) -> None:
+    chinese = next(a for a in window.language_group.actions() if a.data() == "zh_CN")
+    window.ask_restart = lambda: False
+    chinese.trigger()
+    assert ui_ctx.settings.value("language") == "zh_CN"
+    assert window.isVisible() and not window.restart_requested
+    window.ask_restart = lambda: True
+    chinese.trigger()
+    assert window.restart_requested and not window.isVisible()
+
+
+def test_a_failure_while_watching_becomes_a_notification(
+    qtbot: QtBot, window: MainWindow, ui_ctx: UiContext, tmp_path: Path
+) -> None:
+    from PySide6.QtWidgets import QLabel
+
+    from app.ui.toast import Toast
+
+    base = ui_ctx.service.create_base("Watched")
+    window.bases.reload(select=base.id)
+    qtbot.waitUntil(lambda: window.current_base() is not None)
+    blank = tmp_path / "blank.txt"
+    blank.write_text("   \n", encoding="utf-8")
+    window.items.add_paths([str(blank)])
+    qtbot.waitUntil(lambda: any(n.level == "error" for n in ui_ctx.notifier.history), timeout=10_000)
+    notice = ui_ctx.notifier.history[-1]
+    assert "blank" in notice.title and "no text" in notice.text
+    toasts = window.findChildren(Toast)
+    assert toasts and toasts[-1].isVisible()
+    title = toasts[-1].findChild(QLabel, "toastTitle")
+    assert title is not None and "blank" in title.text()
+    assert QApplication.activeModalWidget() is None  # never a modal box
