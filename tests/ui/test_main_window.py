@@ -3,6 +3,7 @@ badges, search, delete."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +15,8 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from app.knowledge.ingestion import OnConflict
+from app.knowledge.jobs import runner
+from app.knowledge.jobs.kinds import JobKind
 from app.knowledge.types import ItemStatus
 from app.ui.context import UiContext
 from app.ui.items.item_model import Column, Role
@@ -75,7 +78,12 @@ def test_first_run_shows_the_empty_state(window: MainWindow) -> None:
 
 
 def test_create_drop_search_delete(
-    qtbot: QtBot, window: MainWindow, ui_ctx: UiContext, tmp_path: Path, qtmodeltester: ModelTester
+    qtbot: QtBot,
+    window: MainWindow,
+    ui_ctx: UiContext,
+    tmp_path: Path,
+    qtmodeltester: ModelTester,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     create_base_through_dialog(qtbot, window, "Papers")
     qtbot.waitUntil(
@@ -131,22 +139,25 @@ def test_create_drop_search_delete(
     assert asked == [1]
     assert len(window.items.model.items()) == 2
 
-    # Delete both: the rows show deleting, then go.
+    # Delete both through the running executor: the rows show deleting, then go. The delete
+    # jobs wait on a gate until the deleting badges were seen, so the check cannot race.
+    gate = threading.Event()
+    real_delete = runner.HANDLERS[JobKind.DELETE_SUBTREE]
+
+    def gated_delete(ctx: object, job: object) -> None:
+        gate.wait(10)
+        real_delete(ctx, job)  # type: ignore[arg-type]
+
+    monkeypatch.setitem(runner.HANDLERS, JobKind.DELETE_SUBTREE, gated_delete)
     window.items.view.selectAll()
     window.items.confirm = lambda title, question: True
-    seen_deleting: list[bool] = []
-    window.items.model.dataChanged.connect(
-        lambda *_: seen_deleting.append(
-            any(i.status is ItemStatus.DELETING for i in window.items.model.items())
-        )
-    )
-    ui_ctx.executor.shutdown()  # hold the deletion jobs so the deleting state can be seen
     window.items.delete_action.trigger()
     qtbot.waitUntil(lambda: set(statuses(window).values()) == {ItemStatus.DELETING}, timeout=10_000)
-    assert any(seen_deleting)
-    assert ui_ctx.service.run_pending_jobs() >= 1
-    window.items.feed.reload_now()
+    badge = window.items.model.index_of(window.items.model.items()[0].id, Column.STATUS)
+    assert badge.data(Qt.ItemDataRole.DisplayRole) == "Deleting"
+    gate.set()
     qtbot.waitUntil(lambda: window.items.model.rowCount() == 0, timeout=10_000)
+    assert ui_ctx.service.list_items(window.current_base().id) == []  # type: ignore[union-attr]
 
 
 def test_threshold_follows_the_rerank_model(
