@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QByteArray, Qt, Signal, Slot
+from PySide6.QtCore import QByteArray, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
+    QProgressBar,
     QScrollArea,
     QSplitter,
     QStackedWidget,
@@ -35,6 +36,7 @@ from app.ui.settings.new_base_dialog import NewBaseDialog
 from app.ui.settings.rag_panel import RagSettingsPanel
 from app.ui.toast import ToastArea
 
+BUSY_DELAY_MS = 400
 PAGE_EMPTY = 0
 PAGE_BASE = 1
 
@@ -208,6 +210,17 @@ class MainWindow(QMainWindow):
         self.addToolBar(toolbar)
 
     def _build_status_bar(self) -> None:
+        # Shown only when a background call takes a moment, so quick ones never flicker.
+        self.busy = QProgressBar(self)
+        self.busy.setObjectName("busyIndicator")
+        self.busy.setRange(0, 0)
+        self.busy.setMaximumWidth(120)
+        self.busy.setTextVisible(False)
+        self.busy.hide()
+        self._busy_timer = QTimer(self)
+        self._busy_timer.setSingleShot(True)
+        self._busy_timer.setInterval(BUSY_DELAY_MS)
+        self.statusBar().addPermanentWidget(self.busy)
         self.queue_label = QLabel(self)
         self.queue_label.setObjectName("queueStatus")
         self.counts_label = QLabel(self)
@@ -236,6 +249,8 @@ class MainWindow(QMainWindow):
         self.ctx.executor.queueChanged.connect(self._on_queue_changed)
         self.ctx.executor.drained.connect(self._on_drained)
         self.ctx.tasks.failed.connect(self._on_background_failed)
+        self.ctx.tasks.activeChanged.connect(self._on_tasks_active)
+        self._busy_timer.timeout.connect(self.busy.show)
 
     # -- slots ---------------------------------------------------------------------------
 
@@ -291,6 +306,14 @@ class MainWindow(QMainWindow):
     def _on_drained(self) -> None:
         self._queues.clear()
         self._update_queue_label()
+
+    @Slot(bool)
+    def _on_tasks_active(self, active: bool) -> None:
+        if active:
+            self._busy_timer.start()
+        else:
+            self._busy_timer.stop()
+            self.busy.hide()
 
     @Slot(object)
     def _on_background_failed(self, exc: BaseException) -> None:

@@ -47,6 +47,8 @@ class BackgroundTasks(QObject):
     idle = Signal()
     # a call without its own error handler failed
     failed = Signal(object)
+    # the first call started (True) / the last one finished (False)
+    activeChanged = Signal(bool)
 
     def __init__(self, parent: QObject | None = None, *, max_threads: int = 2) -> None:
         super().__init__(parent)
@@ -70,6 +72,8 @@ class BackgroundTasks(QObject):
         """Start `fn()` off the GUI thread; callbacks run on the GUI thread. Returns a task id."""
         self._next_id += 1
         self._pending[self._next_id] = (on_done, on_error)
+        if len(self._pending) == 1:
+            self.activeChanged.emit(True)
         self._pool.start(_Call(self._next_id, fn, self._signals))
         return self._next_id
 
@@ -96,4 +100,5 @@ class BackgroundTasks(QObject):
                 self.failed.emit(error)
         finally:
             if not self._pending:
+                self.activeChanged.emit(False)
                 self.idle.emit()

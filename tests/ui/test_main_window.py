@@ -329,3 +329,15 @@ def test_a_failure_while_watching_becomes_a_notification(
     title = toasts[-1].findChild(QLabel, "toastTitle")
     assert title is not None and "blank" in title.text()
     assert QApplication.activeModalWidget() is None  # never a modal box
+
+
+def test_busy_indicator_only_for_slow_background_calls(qtbot: QtBot, window: MainWindow) -> None:
+    release = threading.Event()
+    with qtbot.waitSignal(window.ctx.tasks.idle):
+        window.ctx.tasks.run(lambda: None)
+    assert window.busy.isHidden()  # a quick call never shows it
+    window.ctx.tasks.run(lambda: release.wait(10))
+    qtbot.waitUntil(lambda: not window.busy.isHidden(), timeout=3000)
+    with qtbot.waitSignal(window.ctx.tasks.idle):
+        release.set()
+    assert window.busy.isHidden()
