@@ -75,8 +75,23 @@ def close_context(ctx: UiContext) -> None:
     ctx.service.close()
 
 
+def no_display() -> bool:
+    """On Linux without X11 or Wayland Qt would abort; say what to do instead."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return False
+    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
 def main(argv: Sequence[str]) -> int:
     args = parse_args(argv)
+    if no_display():
+        print(
+            "trove: no display to open the window on (DISPLAY and WAYLAND_DISPLAY are not set).\n"
+            "Use the commands instead (`trove --help`), or set QT_QPA_PLATFORM=offscreen "
+            "for --screenshot and --self-test.",
+            file=sys.stderr,
+        )
+        return 2
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if args.screenshot and not args.home and not os.environ.get("TROVE_HOME"):
         # A screenshot never touches the person's own knowledge bases.

@@ -100,3 +100,22 @@ def test_read_only_data_folder_is_reported_not_crashed(tmp_path: Path) -> None:
         home.chmod(0o700)
     assert raised.value.code is ErrorCode.STORAGE_READ_ONLY
     assert headline(raised.value.code) == "The data folder is read-only"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="only Linux needs DISPLAY")
+def test_without_a_display_the_window_explains_instead_of_aborting(tmp_path: Path) -> None:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "app"],
+        cwd=ROOT,
+        env={**env, "TROVE_HOME": str(tmp_path / "home")},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "no display" in done.stderr and "trove --help" in done.stderr
