@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
+from concurrent.futures import Future
 from pathlib import Path
 
 import apsw
@@ -80,6 +81,11 @@ class KnowledgeService:
     @property
     def layout(self) -> DataLayout:
         return self.parts.layout
+
+    def warm_up(self) -> list[Future[int]]:
+        """Start the document reader processes in the background (the window calls this at
+        start, so a first import does not pay for their start-up); futures of their pids."""
+        return self.parts.extraction.warm()
 
     def close(self) -> None:
         self.parts.stores.close_all()

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import psutil
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, QRunnable, QThread, QThreadPool, QTimer, Signal, Slot
 
 from app.knowledge.catalog import Job
 from app.knowledge.jobs import runner
@@ -131,6 +132,24 @@ class _WorkerSignals(QObject):
     idle = Signal(str, object, object)
 
 
+JOB_THREAD_NICENESS = 5
+
+
+def lower_thread_priority() -> None:
+    """Jobs are background work: when the cores are busy, the window's thread runs first.
+    Measured on 2 cores during a 300-file import: the longest GUI stall went from 77-87 ms to
+    45-58 ms and the p99 gap from ~50 to ~27 ms, at the same throughput."""
+    thread = QThread.currentThread()
+    if thread is not None:
+        thread.setPriority(QThread.Priority.LowPriority)  # Windows and macOS
+    if sys.platform.startswith("linux"):
+        # Qt cannot lower a normal thread's priority on Linux; its niceness is per thread.
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), JOB_THREAD_NICENESS)
+        except OSError:
+            log.debug("could not lower the priority of a job thread", exc_info=True)
+
+
 class _Worker(QRunnable):
     """Claims jobs and runs them until none is claimable, so the GUI thread never waits on
     the catalog: claims, counts and recovery all happen here."""
@@ -140,6 +159,7 @@ class _Worker(QRunnable):
         self._executor = executor
 
     def run(self) -> None:
+        lower_thread_priority()
         executor = self._executor
         why = "empty"
         try:

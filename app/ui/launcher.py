@@ -134,6 +134,7 @@ def run_window(ctx: UiContext, loop: asyncio.AbstractEventLoop) -> int:
 
     window = MainWindow(ctx)
     window.show()
+    ctx.service.warm_up()
     ctx.executor.start()
     window.start()
     app = QApplication.instance()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import concurrent.futures as cf
+import importlib
 import logging
 import multiprocessing
 import os
@@ -40,6 +41,17 @@ class Extraction(Protocol):
 
     def shutdown(self) -> None: ...
 
+    def warm(self) -> list[cf.Future[int]]: ...
+
+
+WORKER_NICENESS = 5
+
+
+def _warm_worker() -> int:
+    # Importing the readers (lxml, pypdf, python-docx, ...) is most of a worker's start-up.
+    importlib.import_module("app.knowledge.pipeline.extract")
+    return os.getpid()
+
 
 def _exit_with_parent(parent: int) -> None:
     """A worker whose Trove died (killed, crashed) must not linger holding memory."""
@@ -51,6 +63,9 @@ def _exit_with_parent(parent: int) -> None:
 def _worker_init(memory_limit: int) -> None:
     # Ctrl-C belongs to the main process, which shuts the pool down in order.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(os, "nice"):
+        # Reading is background work: when the cores are busy, the window comes first.
+        os.nice(WORKER_NICENESS)
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
     if sys.platform.startswith("linux") and memory_limit > 0:
         import resource
@@ -115,6 +130,12 @@ class ExtractionPool:
                     ErrorCode.READ_FAILED, "reading this file needed more memory than allowed"
                 ) from exc
 
+    def warm(self) -> list[cf.Future[int]]:
+        """Start every worker now and let it import the readers, so the first documents a
+        person adds do not wait for process start-up (nor compete with it for the CPU)."""
+        pool = self._executor()
+        return [pool.submit(_warm_worker) for _ in range(self._workers)]
+
     def shutdown(self) -> None:
         with self._lock:
             pool, self._pool = self._pool, None
@@ -137,6 +158,9 @@ class InlineExtraction:
             raise ItemFailure(
                 ErrorCode.READ_FAILED, "reading this file needed more memory than allowed"
             ) from exc
+
+    def warm(self) -> list[cf.Future[int]]:
+        return []
 
     def shutdown(self) -> None:
         return None

@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 
 RELOAD_DELAY_MS = 120
 # New rows shown per event-loop turn: inserting thousands at once would freeze the window.
-INSERT_SLICE = 20
+INSERT_SLICE = 10
 
 
 class ItemFeed(QObject):

@@ -203,8 +203,9 @@ class ItemTreeModel(QStandardItemModel):
             cells[column].setData(_RIGHT, Qt.ItemDataRole.TextAlignmentRole)
         return cells
 
-    def _fill(self, row: _Row) -> None:
-        """Write the cells from the row's Item; unchanged values are left alone (no signal)."""
+    def _fill(self, row: _Row, *, fresh: bool = False) -> None:
+        """Write the cells from the row's Item; unchanged values are left alone (no signal).
+        `fresh` cells are not in the model yet: write them without comparing."""
         item = row.item
         chunks, size = self._totals(row)
         values: list[tuple[Column, int, object]] = [
@@ -245,7 +246,7 @@ class ItemTreeModel(QStandardItemModel):
             )
         for column, role, value in values:
             cell = row.cells[column]
-            if cell.data(role) != value:
+            if fresh or cell.data(role) != value:
                 cell.setData(value, role)
 
     def _totals(self, row: _Row) -> tuple[int, int]:
@@ -350,7 +351,7 @@ class ItemTreeModel(QStandardItemModel):
             for item in ready:
                 row = _Row(item, self._new_cells(item))
                 self._rows[item.id] = row
-                self._fill(row)
+                self._fill(row, fresh=True)
                 self._parent_cell(item).appendRow(row.cells)
                 added.append((None, item))
             pending = later

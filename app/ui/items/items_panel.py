@@ -182,8 +182,6 @@ class ItemsPanel(QWidget):
         self.view.customContextMenuRequested.connect(self._on_context_menu)
         self.view.doubleClicked.connect(self._on_double_clicked)
         self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
-        self.model.rowsInserted.connect(self._on_selection_changed)
-        self.model.rowsRemoved.connect(self._on_selection_changed)
         self.feed.refreshed.connect(self._on_selection_changed)
         self.feed.itemFailed.connect(self._on_item_failed)
         self.adder.finished.connect(self._on_added)
