@@ -145,7 +145,9 @@ def lower_thread_priority() -> None:
     if sys.platform.startswith("linux"):
         # Qt cannot lower a normal thread's priority on Linux; its niceness is per thread.
         try:
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), JOB_THREAD_NICENESS)
+            tid = threading.get_native_id()
+            current = os.getpriority(os.PRIO_PROCESS, tid)
+            os.setpriority(os.PRIO_PROCESS, tid, min(19, current + JOB_THREAD_NICENESS))
         except OSError:
             log.debug("could not lower the priority of a job thread", exc_info=True)
 
