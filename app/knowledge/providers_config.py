@@ -13,6 +13,10 @@ from app.knowledge.catalog import Catalog
 from app.knowledge.provider_errors import provider_failure
 from app.knowledge.types import ErrorCode, TroveError
 from app.providers import factory, secrets
+
+# Re-exported: what each provider kind serves, for callers that may not import app.providers.
+from app.providers.factory import EMBEDDING_KINDS as EMBEDDING_KINDS
+from app.providers.factory import RERANK_KINDS as RERANK_KINDS
 from app.providers.factory import ProviderSettings
 from app.providers.interfaces import ProviderError
 from app.providers.local_model import LOCAL_PROVIDER

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from app import __version__
 from app.knowledge.types import Base, ItemStatus
 from app.mcp_server import client_config_json
-from app.ui import errors, i18n
+from app.ui import i18n
 from app.ui.bases.base_list import BasesPanel
 from app.ui.context import UiContext
 from app.ui.empty_state import EmptyState
@@ -31,6 +31,7 @@ from app.ui.icons import app_icon
 from app.ui.items.items_panel import ItemsPanel
 from app.ui.mcp_dialog import McpDialog
 from app.ui.providers.providers_dialog import ProvidersDialog
+from app.ui.questions import ask_yes_no
 from app.ui.search.search_view import SearchView
 from app.ui.settings.new_base_dialog import NewBaseDialog
 from app.ui.settings.rag_panel import RagSettingsPanel
@@ -317,8 +318,7 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _on_background_failed(self, exc: BaseException) -> None:
-        title, detail = errors.describe(exc)
-        self.ctx.notifier.error(title, detail)
+        self.ctx.notifier.failure(exc)
 
     @Slot(QAction)
     def _on_language_chosen(self, action: QAction) -> None:
@@ -413,7 +413,7 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
     def _confirm_quit(self, running: int) -> bool:
-        answer = QMessageBox.question(
+        return ask_yes_no(
             self,
             self.tr("Quit Trove"),
             self.tr(
@@ -423,4 +423,3 @@ class MainWindow(QMainWindow):
                 running,
             ),
         )
-        return answer == QMessageBox.StandardButton.Yes

@@ -10,6 +10,8 @@ from enum import StrEnum
 
 from PySide6.QtCore import QObject, Signal
 
+from app.ui import errors
+
 
 class Level(StrEnum):
     INFO = "info"
@@ -40,3 +42,8 @@ class Notifier(QObject):
 
     def error(self, title: str, text: str = "") -> Notice:
         return self.notify(title, text, Level.ERROR)
+
+    def failure(self, exc: BaseException) -> Notice:
+        """An engine call failed: its translated headline, with the engine's words as detail."""
+        title, detail = errors.describe(exc)
+        return self.error(title, detail)

@@ -10,7 +10,7 @@ import time
 
 import psutil
 
-from app.knowledge.types import Base
+from app.knowledge.types import Base, ItemStatus
 from app.ui.context import UiContext
 from app.ui.main_window import MainWindow
 from app.ui.waiting import WaitTimeout, wait_until
@@ -23,6 +23,11 @@ QUERY = "brown fox"
 
 def _since_process_start_ms() -> float:
     return (time.time() - psutil.Process().create_time()) * 1000
+
+
+def _shown_base_id(window: MainWindow) -> str | None:
+    base = window.current_base()
+    return base.id if base is not None else None
 
 
 def run_self_test(ctx: UiContext) -> int:
@@ -38,17 +43,12 @@ def run_self_test(ctx: UiContext) -> int:
         ctx.service.add_note(base.id, "self-test", NOTE)
         ctx.executor.start()
         window.bases.reload(select=base.id)
+        base_id = base.id
+        wait_until(lambda: _shown_base_id(window) == base_id, 30, "the test base")
         wait_until(
-            lambda: window.current_base() is not None and window.current_base() == base,
-            30,
-            "the test base",
-        )
-        wait_until(
-            lambda: (
-                ctx.executor.running_count == 0 and not ctx.service.catalog.job_counts(base.id)[0]
-            ),
+            lambda: window.items.model.status_counts()[ItemStatus.COMPLETED] == 1,
             60,
-            "indexing",
+            "the note indexed, as the window shows it",
         )
         answers: list[object] = []
         window.search.searchFinished.connect(answers.append)

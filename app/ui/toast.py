@@ -3,6 +3,8 @@ up to a few, and fade away on their own (errors stay longer)."""
 
 from __future__ import annotations
 
+import html
+
 import shiboken6
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Slot
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
@@ -27,10 +29,10 @@ class Toast(QFrame):
         )
         mark = QLabel(self)
         mark.setPixmap(icon(f"status-{notice.level.value}").pixmap(18, 18))
-        title = QLabel(f"<b>{_escape(notice.title)}</b>", self)
+        title = QLabel(f"<b>{html.escape(notice.title)}</b>", self)
         title.setObjectName("toastTitle")
         title.setWordWrap(True)
-        text = QLabel(_escape(notice.text).replace("\n", "<br>"), self)
+        text = QLabel(html.escape(notice.text).replace("\n", "<br>"), self)
         text.setObjectName("toastText")
         text.setWordWrap(True)
         text.setVisible(bool(notice.text))
@@ -96,7 +98,3 @@ class ToastArea(QObject):
             bottom -= toast.height()
             toast.move(self._host.width() - toast.width() - 12, bottom)
             bottom -= 8
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QListView,
-    QMessageBox,
     QStyle,
     QToolButton,
     QVBoxLayout,
@@ -27,8 +26,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.knowledge.types import Base, BaseStatus
-from app.ui import errors
 from app.ui.context import UiContext
+from app.ui.questions import ask_yes_no
 
 Index = QModelIndex | QPersistentModelIndex
 BASE_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -220,8 +219,7 @@ class BasesPanel(QWidget):
         self._on_selection_changed()
 
     def _on_failed(self, exc: BaseException) -> None:
-        title, detail = errors.describe(exc)
-        self._ctx.notifier.error(title, detail)
+        self._ctx.notifier.failure(exc)
 
     @Slot()
     def _on_selection_changed(self) -> None:
@@ -293,5 +291,4 @@ class BasesPanel(QWidget):
         )
 
     def _confirm(self, title: str, question: str) -> bool:
-        answer = QMessageBox.question(self, title, question)
-        return answer == QMessageBox.StandardButton.Yes
+        return ask_yes_no(self, title, question)

@@ -12,7 +12,6 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from app.knowledge.ingestion import AddReport, OnConflict
 from app.knowledge.types import Item
-from app.ui import errors
 from app.ui.context import UiContext
 
 
@@ -98,8 +97,7 @@ class AddFlow(QObject):
         )
 
     def _on_error(self, exc: BaseException) -> None:
-        title, detail = errors.describe(exc)
-        self._ctx.notifier.error(title, detail)
+        self._ctx.notifier.failure(exc)
 
     def _ask_conflict(self, skipped: list[tuple[str, str]]) -> OnConflict:
         box = QMessageBox(self._window)

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
-    QMessageBox,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -32,6 +31,7 @@ from app.ui.items.item_feed import ItemFeed
 from app.ui.items.item_model import Column, ItemTreeModel, Role
 from app.ui.items.item_view import ItemTreeView
 from app.ui.items.status_delegate import StatusDelegate
+from app.ui.questions import ask_yes_no
 
 
 class ItemsPanel(QWidget):
@@ -313,8 +313,7 @@ class ItemsPanel(QWidget):
         self.feed.reload_now()
 
     def _on_failed(self, exc: BaseException) -> None:
-        title, detail = errors.describe(exc)
-        self._ctx.notifier.error(title, detail)
+        self._ctx.notifier.failure(exc)
 
     @Slot()
     def _on_open_original(self) -> None:
@@ -372,7 +371,7 @@ class ItemsPanel(QWidget):
         if item.type in (ItemType.URL, ItemType.SITEMAP):
             return QUrl(item.source)
         if item.type is ItemType.NOTE and item.relative_path and self._base is not None:
-            copy = self._ctx.service.layout.raw_dir(self._base.id) / item.relative_path
+            copy = self._ctx.service.material_file(self._base.id, item.relative_path)
             return QUrl.fromLocalFile(str(copy))
         return QUrl.fromLocalFile(item.source)
 
@@ -388,5 +387,4 @@ class ItemsPanel(QWidget):
             )
 
     def _confirm(self, title: str, question: str) -> bool:
-        answer = QMessageBox.question(self, title, question)
-        return answer == QMessageBox.StandardButton.Yes
+        return ask_yes_no(self, title, question)

@@ -33,12 +33,9 @@ from PySide6.QtWidgets import (
 )
 from shiboken6 import isValid
 
+from app.knowledge.providers_config import EMBEDDING_KINDS, RERANK_KINDS
 from app.ui.context import UiContext
 
-# What each provider kind serves; mirrors app.providers.factory.EMBEDDING_KINDS / RERANK_KINDS
-# (widgets may not import app.providers; a test keeps the two in step).
-EMBEDDING_KINDS = frozenset({"openai", "ollama", "local"})
-RERANK_KINDS = frozenset({"openai", "rerank"})
 BUILTIN_KIND = "local"
 
 ModelIndex = QModelIndex | QPersistentModelIndex
