@@ -279,7 +279,7 @@ class Catalog:
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """Group several catalog writes so they land together or not at all."""
-        with self._writing(), self._conn:
+        with self._writing(), db.write_transaction(self._conn):
             yield
 
     def _reader(self) -> apsw.Connection:
@@ -516,7 +516,7 @@ class Catalog:
         error_message: str | None = None,
     ) -> Item:
         """The only way an item's status changes; illegal transitions raise."""
-        with self._writing(), self._conn:
+        with self._writing(), db.write_transaction(self._conn):
             current = self.require_item(item_id)
             states.check_transition(item_id, current.status, status)
             keep_error = status is ItemStatus.FAILED
@@ -536,7 +536,7 @@ class Catalog:
     def set_item_phase(
         self, item_id: str, phase: ItemPhase | None, progress: float | None = None
     ) -> None:
-        with self._writing(), self._conn:
+        with self._writing(), db.write_transaction(self._conn):
             current = self.require_item(item_id)
             states.check_phase(item_id, current.status, phase)
             self._conn.execute(
@@ -558,7 +558,7 @@ class Catalog:
 
     def delete_item_row(self, item_id: str) -> None:
         """Remove a row; only items already marked deleting may go (DESIGN.md section 4)."""
-        with self._writing(), self._conn:
+        with self._writing(), db.write_transaction(self._conn):
             item = self.get_item(item_id)
             if item is None:
                 return
@@ -596,7 +596,7 @@ class Catalog:
     ) -> Job:
         """Queue a job; a live job with the same idempotency key is returned instead."""
         now = time.time()
-        with self._writing(), self._conn:
+        with self._writing(), db.write_transaction(self._conn):
             if idempotency_key is not None:
                 rows = self._rows(
                     f"SELECT {_JOB_COLUMNS} FROM jobs WHERE idempotency_key = ? "
@@ -649,7 +649,7 @@ class Catalog:
         for skip_base, skip_kind in skip:
             sql += " AND NOT (base_id = ? AND kind = ?)"
             args.extend((skip_base, skip_kind))
-        with self._writing(), self._conn:
+        with self._writing(), db.write_transaction(self._conn):
             rows = self._rows(sql + " ORDER BY id LIMIT 1", args)
             if not rows:
                 return None
@@ -699,7 +699,7 @@ class Catalog:
     def prune_finished_jobs(self, older_than: float) -> int:
         """Delete failed and abandoned job rows last touched before `older_than` (epoch
         seconds); returns how many. They are kept only to diagnose recent failures."""
-        with self._writing(), self._conn:
+        with self._writing(), db.write_transaction(self._conn):
             self._conn.execute(
                 "DELETE FROM jobs WHERE status IN ('failed', 'abandoned') AND updated_at < ?",
                 (older_than,),
@@ -771,7 +771,7 @@ class Catalog:
         )
 
     def delete_provider_row(self, provider_id: str) -> bool:
-        with self._writing(), self._conn:
+        with self._writing(), db.write_transaction(self._conn):
             found = self._rows("SELECT 1 FROM providers WHERE id = ?", (provider_id,))
             self._conn.execute("DELETE FROM providers WHERE id = ?", (provider_id,))
         return bool(found)

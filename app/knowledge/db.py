@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import apsw
@@ -33,6 +34,29 @@ def connect(path: Path, *, create: bool = True, vectors: bool = False) -> apsw.C
     return conn
 
 
+@contextmanager
+def write_transaction(conn: apsw.Connection) -> Iterator[None]:
+    """A transaction that takes SQLite's write lock up front (`BEGIN IMMEDIATE`).
+
+    A deferred transaction that reads and then writes must upgrade its read snapshot to a
+    write lock; when another process committed meanwhile, WAL answers SQLITE_BUSY at once and
+    the busy timeout cannot help (the snapshot is stale). Taking the write lock first makes
+    the busy handler wait its turn instead. Nested uses become savepoints of the outer one.
+    """
+    if conn.in_transaction:
+        with conn:
+            yield
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
 def schema_version(conn: apsw.Connection) -> int:
     row = conn.execute("PRAGMA user_version").fetchone()
     return int(row[0]) if row else 0
@@ -51,7 +75,9 @@ def migrate(conn: apsw.Connection, migrations: Sequence[Migration], name: str) -
             f"{name} has schema version {current}, newer than this Trove understands ({target})"
         )
     for version in range(current, target):
-        with conn:
+        with write_transaction(conn):
+            if schema_version(conn) != version:  # another process migrated meanwhile
+                continue
             migrations[version](conn)
             conn.execute(f"PRAGMA user_version={version + 1}")
         log.info("%s migrated to schema version %d", name, version + 1)

@@ -189,7 +189,7 @@ class IndexStore:
 
     def ensure_vectors(self, dimensions: int) -> None:
         """Create the vec0 table for this base's dimension, or check it matches."""
-        with self._write_lock, self._writer:
+        with self._write_lock, db.write_transaction(self._writer):
             current = self._meta(self._writer, "dimensions")
             if current is not None:
                 if int(current) != dimensions:
@@ -205,7 +205,7 @@ class IndexStore:
 
     def drop_vectors(self) -> None:
         """Remove every vector (the base's embedding model changes)."""
-        with self._write_lock, self._writer:
+        with self._write_lock, db.write_transaction(self._writer):
             self._writer.execute("DROP TABLE IF EXISTS vectors")
             self._writer.execute("DELETE FROM meta WHERE key = 'dimensions'")
             self._bump_epoch()
@@ -238,8 +238,9 @@ class IndexStore:
         title_tokens = index_text(title)
         body_tokens = [index_text(c.text) for c in chunks]
         with self._write_lock:
-            epoch_before = int(self._meta(self._writer, "vector_epoch") or 0)
-            with self._writer:
+            with db.write_transaction(self._writer):
+                # Read under the write lock: another process may have written meanwhile.
+                epoch_before = int(self._meta(self._writer, "vector_epoch") or 0)
                 removed = self._delete_material_rows(item_id)
                 self._writer.execute(
                     "INSERT INTO materials (item_id, relative_path, title, char_count, content_hash) "
@@ -286,8 +287,9 @@ class IndexStore:
     def delete_material(self, item_id: str) -> int:
         """Remove an item's material, chunks, FTS rows and vectors; returns chunks removed."""
         with self._write_lock:
-            epoch_before = int(self._meta(self._writer, "vector_epoch") or 0)
-            with self._writer:
+            with db.write_transaction(self._writer):
+                # Read under the write lock: another process may have written meanwhile.
+                epoch_before = int(self._meta(self._writer, "vector_epoch") or 0)
                 removed = self._delete_material_rows(item_id)
                 epoch = self._bump_epoch() if removed else epoch_before
             self._mirror(epoch_before, epoch, removed, [], None)
@@ -533,7 +535,7 @@ class IndexStore:
         if not ids:
             return 0
         with self._write_lock:
-            with self._writer:
+            with db.write_transaction(self._writer):
                 with_vectors = self._has_vector_table(self._writer)
                 for chunk_id in ids:
                     self._writer.execute("DELETE FROM chunks_fts WHERE rowid = ?", (chunk_id,))
@@ -550,7 +552,7 @@ class IndexStore:
         if not ids:
             return 0
         with self._write_lock:
-            with self._writer:
+            with db.write_transaction(self._writer):
                 if not self._has_vector_table(self._writer):
                     return 0
                 for rowid in ids:
@@ -562,7 +564,7 @@ class IndexStore:
     def rebuild_fts(self) -> int:
         """Rewrite the whole full-text index from the chunk rows (as rebuild_material writes
         them: body tokens of the chunk, title tokens of its material); returns rows written."""
-        with self._write_lock, self._writer:
+        with self._write_lock, db.write_transaction(self._writer):
             # Dropped and created again, which also clears an index too damaged to delete
             # from. Not FTS5's 'delete-all': other connections keep a cached structure of
             # the table after it and then read it as corrupt (SQLite 3.54); a schema change
