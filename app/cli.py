@@ -457,6 +457,7 @@ def _response_json(response: SearchResponse, *, debug: bool = True) -> dict[str,
         "query": response.query,
         "mode": str(response.mode),
         "results": [r.to_json() for r in response.results],
+        "degraded": response.degraded_json(),
     }
     if debug:
         data["metrics"] = response.metrics.to_json()
@@ -464,6 +465,9 @@ def _response_json(response: SearchResponse, *, debug: bool = True) -> dict[str,
 
 
 def _print_results(response: SearchResponse, *, debug: bool) -> None:
+    # Said before the results, and always: a degraded search is not a debugging detail.
+    for d in response.degraded:
+        print(f"warning: {d.stage} unavailable ({d.code}): {d.message}", file=sys.stderr)
     if not response.results:
         print("no results")
     for r in response.results:

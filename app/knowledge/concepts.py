@@ -143,7 +143,9 @@ TOOLS: tuple[ToolSpec, ...] = (
             "alone). Returns ranked passages, each with baseId, conceptId, title, type, the chunk "
             "text, score, scoreKind ('ranking' scores only order hits; 'relevance' scores are "
             "similarities) and charStart/charEnd of the passage in its document. Read more "
-            "around a hit with kb_read(baseId, conceptId, charStart, charEnd)."
+            "around a hit with kb_read(baseId, conceptId, charStart, charEnd). When a model "
+            "provider is down the search still answers: 'degraded' then lists each skipped "
+            "stage (embedding: full-text results only; rerank: results not reranked)."
         ),
         input_schema=_schema(
             {
@@ -644,6 +646,9 @@ class ConceptTools:
         return {
             "query": query,
             "results": hits,
+            "degraded": [
+                {"baseId": b.id, **d.to_json()} for b, resp in searched for d in resp.degraded
+            ],
             "bases": [
                 {
                     "baseId": b.id,

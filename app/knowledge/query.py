@@ -15,6 +15,7 @@ from app.knowledge.provider_errors import provider_failure
 from app.knowledge.types import (
     Base,
     BaseStatus,
+    Degradation,
     ErrorCode,
     Item,
     ItemStatus,
@@ -23,6 +24,7 @@ from app.knowledge.types import (
     SearchMode,
     SearchResponse,
     SearchResult,
+    SearchStage,
     TroveError,
 )
 from app.providers.interfaces import Embedder, ProviderError, Reranker
@@ -98,6 +100,7 @@ def search(
 
     bm25_hits: list[tuple[int, float]] = []
     vector_hits: list[tuple[int, float]] = []
+    embed_failure: ProviderError | None = None
     if mode in (SearchMode.BM25, SearchMode.HYBRID):
         t = time.perf_counter()
         bm25_hits = store.bm25_search(fts_match_expression(tokens), wanted)
@@ -113,24 +116,39 @@ def search(
         try:
             query_vector = np.asarray(embedder.embed([query]), dtype=np.float32)[0]
         except ProviderError as exc:
-            raise provider_failure(exc, ErrorCode.EMBEDDING_FAILED) from exc
-        metrics.embedding_ms = _ms(t)
-        t = time.perf_counter()
-        vector_hits = store.vector_search(query_vector, wanted)
-        metrics.vector_search_ms = _ms(t)
-        metrics.vector_hit_count = len(vector_hits)
+            if mode is SearchMode.VECTOR:  # nothing else could answer
+                raise provider_failure(exc, ErrorCode.EMBEDDING_FAILED) from exc
+            response.degraded.append(_embedding_degraded(exc))
+            embed_failure = exc
+        else:
+            metrics.embedding_ms = _ms(t)
+            t = time.perf_counter()
+            vector_hits = store.vector_search(query_vector, wanted)
+            metrics.vector_search_ms = _ms(t)
+            metrics.vector_hit_count = len(vector_hits)
 
     t = time.perf_counter()
     weights = (1.0, 1.0) if fusion == "rrf" else fusion_weights(query, base.embedding_model)
-    candidates = _fuse(mode, bm25_hits, vector_hits, weights)
-    metrics.fusion_ms = _ms(t) if mode is SearchMode.HYBRID else 0.0
+    # Without the query's vector a hybrid search is a full-text one: keep BM25's own order.
+    fuse_mode = SearchMode.BM25 if embed_failure is not None else mode
+    candidates = _fuse(fuse_mode, bm25_hits, vector_hits, weights)
+    metrics.fusion_ms = _ms(t) if fuse_mode is SearchMode.HYBRID else 0.0
 
     results = _visible_results(base, store, items, candidates)
     if reranker is not None and base.rerank_model and results:
-        t = time.perf_counter()
-        results = _rerank(reranker, query, results)
-        metrics.rerank_ms = _ms(t)
-        response.reranked = True
+        if embed_failure is not None and embed_failure.retryable:
+            # The embedder already cost this search its timeouts and retries; a second
+            # unreachable provider must not double the wait, so rerank is given up too.
+            response.degraded.append(_rerank_skipped(embed_failure))
+        else:
+            t = time.perf_counter()
+            try:
+                results = _rerank(reranker, query, results)
+            except ProviderError as exc:
+                response.degraded.append(_rerank_degraded(exc))
+            else:
+                response.reranked = True
+            metrics.rerank_ms = _ms(t)
     results = apply_threshold(results[:k], base.threshold)
     response.results = [replace(r, rank=i) for i, r in enumerate(results, start=1)]
     metrics.final_count = len(response.results)
@@ -190,12 +208,49 @@ def _visible_results(
 
 def _rerank(reranker: Reranker, query: str, results: list[SearchResult]) -> list[SearchResult]:
     """Rerank the whole candidate list (before the top-K trim) so nothing good is cut early."""
-    try:
-        ranked = reranker.rerank(query, [r.text for r in results], len(results))
-    except ProviderError as exc:
-        raise provider_failure(exc, ErrorCode.EMBEDDING_FAILED) from exc
+    ranked = reranker.rerank(query, [r.text for r in results], len(results))
     ordered = sorted(ranked, key=lambda p: -p[1])
     return [
         replace(results[index], score=float(score), score_kind=ScoreKind.RELEVANCE)
         for index, score in ordered
     ]
+
+
+# Provider codes that say more than "the call failed" and so are kept as they are.
+_SPECIFIC_CODES = frozenset(
+    {ErrorCode.PROVIDER_AUTH_FAILED, ErrorCode.MODEL_NOT_AVAILABLE, ErrorCode.INVALID_ARGUMENT}
+)
+
+
+def _stage_code(exc: ProviderError, fallback: ErrorCode) -> ErrorCode:
+    """The provider's code when it is specific, else the stage's own failure code.
+
+    HTTP clients report every generic failure as EMBEDDING_FAILED, which for a rerank call
+    would send the person looking at the wrong model."""
+    code = provider_failure(exc, fallback).code
+    return code if code in _SPECIFIC_CODES else fallback
+
+
+def _embedding_degraded(exc: ProviderError) -> Degradation:
+    return Degradation(
+        SearchStage.EMBEDDING,
+        _stage_code(exc, ErrorCode.EMBEDDING_FAILED),
+        f"{exc.message}; showing full-text (BM25) results only",
+    )
+
+
+def _rerank_degraded(exc: ProviderError) -> Degradation:
+    return Degradation(
+        SearchStage.RERANK,
+        _stage_code(exc, ErrorCode.RERANK_FAILED),
+        f"{exc.message}; results are not reranked",
+    )
+
+
+def _rerank_skipped(embed_failure: ProviderError) -> Degradation:
+    return Degradation(
+        SearchStage.RERANK,
+        ErrorCode.RERANK_FAILED,
+        "not asked: the embedding provider did not answer this search "
+        f"({embed_failure.message}); results are not reranked",
+    )

@@ -45,6 +45,13 @@ class SearchMode(StrEnum):
     HYBRID = "hybrid"
 
 
+class SearchStage(StrEnum):
+    """The search stages that call a provider, so they can fail on their own."""
+
+    EMBEDDING = "embedding"
+    RERANK = "rerank"
+
+
 class ScoreKind(StrEnum):
     # relevance: comparable similarity (vector cosine, rerank score); the threshold applies.
     # ranking: only meaningful as an order (BM25, RRF); the threshold never applies.
@@ -60,6 +67,7 @@ class ErrorCode(StrEnum):
     FILE_TOO_LARGE = "FILE_TOO_LARGE"
     READ_FAILED = "READ_FAILED"
     EMBEDDING_FAILED = "EMBEDDING_FAILED"
+    RERANK_FAILED = "RERANK_FAILED"
     PROVIDER_AUTH_FAILED = "PROVIDER_AUTH_FAILED"
     FETCH_FAILED = "FETCH_FAILED"
     ALL_CHILDREN_FAILED = "ALL_CHILDREN_FAILED"
@@ -210,6 +218,21 @@ class SearchMetrics:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class Degradation:
+    """A provider stage that failed or was skipped; the results stand without it.
+
+    `code` is the error the stage would have raised on its own, `message` what went wrong
+    and what the search did instead (English, for logs, the CLI and agents)."""
+
+    stage: SearchStage
+    code: ErrorCode
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"stage": str(self.stage), "code": str(self.code), "message": self.message}
+
+
 @dataclass(slots=True)
 class SearchResponse:
     query: str
@@ -217,3 +240,8 @@ class SearchResponse:
     results: list[SearchResult] = field(default_factory=list)
     metrics: SearchMetrics = field(default_factory=SearchMetrics)
     reranked: bool = False
+    # Empty for a search that ran every stage of its mode.
+    degraded: list[Degradation] = field(default_factory=list)
+
+    def degraded_json(self) -> list[dict[str, str]]:
+        return [d.to_json() for d in self.degraded]

@@ -7,10 +7,15 @@ from PySide6.QtCore import QCoreApplication
 
 from app.knowledge.types import ErrorCode, TroveError
 
+# Engine codes this module may meet before (or without) the engine naming them in ErrorCode;
+# keyed by their plain strings, which an ErrorCode member equals and hashes like.
+INDEX_CORRUPT = "INDEX_CORRUPT"
+CATALOG_DAMAGED = "CATALOG_DAMAGED"
+
 
 def headline(code: str | None) -> str:
     """A short translated description of an error code (unknown codes: a generic one)."""
-    titles = {
+    titles: dict[str, str] = {
         ErrorCode.EMPTY_INDEXABLE_TEXT: QCoreApplication.translate(
             "errors", "The file has no text that can be indexed"
         ),
@@ -26,6 +31,9 @@ def headline(code: str | None) -> str:
         ErrorCode.EMBEDDING_FAILED: QCoreApplication.translate(
             "errors", "The embedding model failed"
         ),
+        ErrorCode.RERANK_FAILED: QCoreApplication.translate("errors", "The rerank model failed"),
+        INDEX_CORRUPT: QCoreApplication.translate("errors", "The index is damaged — run restore"),
+        CATALOG_DAMAGED: QCoreApplication.translate("errors", "The catalog is damaged"),
         ErrorCode.PROVIDER_AUTH_FAILED: QCoreApplication.translate(
             "errors", "The provider refused the API key"
         ),
@@ -59,10 +67,10 @@ def headline(code: str | None) -> str:
             "errors", "The data folder is read-only"
         ),
     }
-    try:
-        return titles[ErrorCode(code or "")]
-    except ValueError:
-        return QCoreApplication.translate("errors", "Something went wrong")
+    found = titles.get(str(code or ""))
+    return (
+        found if found is not None else QCoreApplication.translate("errors", "Something went wrong")
+    )
 
 
 def describe(exc: BaseException) -> tuple[str, str]:

@@ -5,11 +5,15 @@ from __future__ import annotations
 from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
-from app.knowledge.types import SearchMode, SearchResponse
+from app.knowledge.types import Degradation, SearchMode, SearchResponse, SearchStage
+from app.ui.errors import headline
 
 # (background, foreground) per tag; light tints that stay legible in dark themes too.
 _COLOURS = {
     "Mode": ("#eceff1", "#263238"),
+    # A provider stage that failed: amber, to be seen before any timing.
+    "DegradedEmbedding": ("#fff8e1", "#8a4b00"),
+    "DegradedRerank": ("#fff8e1", "#8a4b00"),
     "Embedding": ("#ede7f6", "#4527a0"),
     "Vector": ("#e3f2fd", "#0d47a1"),
     "Bm25": ("#e8f5e9", "#1b5e20"),
@@ -89,6 +93,27 @@ class DebugStrip(QWidget):
         )
         self._show("Rerank", response.reranked, self.tr("Rerank {0} ms").format(_ms(m.rerank_ms)))
         self._show("Total", True, self.tr("Total {0} ms").format(_ms(m.total_ms)))
+        self._show_degraded(response.degraded)
+
+    def _show_degraded(self, degraded: list[Degradation]) -> None:
+        """One notice per failed provider stage; its tooltip holds the error itself."""
+        by_stage = {d.stage: d for d in degraded}
+        notices = {
+            "DegradedEmbedding": (
+                SearchStage.EMBEDDING,
+                self.tr("Embedding model unavailable — keyword results only"),
+            ),
+            "DegradedRerank": (
+                SearchStage.RERANK,
+                self.tr("Reranker unavailable — results not reranked"),
+            ),
+        }
+        for name, (stage, text) in notices.items():
+            found = by_stage.get(stage)
+            self.tags[name].setToolTip(
+                f"{headline(found.code)}\n{found.message}" if found is not None else ""
+            )
+            self._show(name, found is not None, text)
 
     def _mode_text(self, mode: SearchMode) -> str:
         if mode is SearchMode.HYBRID:
