@@ -190,6 +190,14 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Embedding model unavailable — keyword results only</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reranker unavailable — results not reranked</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Hybrid</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1120,6 +1128,18 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
     </message>
     <message>
         <source>The embedding model failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The rerank model failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The index is damaged — run restore</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The catalog is damaged</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

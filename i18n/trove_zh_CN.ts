@@ -185,6 +185,14 @@
         <translation>总计 {0} ms</translation>
     </message>
     <message>
+        <source>Embedding model unavailable — keyword results only</source>
+        <translation>嵌入模型不可用 — 仅显示关键词结果</translation>
+    </message>
+    <message>
+        <source>Reranker unavailable — results not reranked</source>
+        <translation>重排序模型不可用 — 结果未经重排序</translation>
+    </message>
+    <message>
         <source>Hybrid</source>
         <translation>混合</translation>
     </message>
@@ -1110,6 +1118,18 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
     <message>
         <source>The embedding model failed</source>
         <translation>嵌入模型出错</translation>
+    </message>
+    <message>
+        <source>The rerank model failed</source>
+        <translation>重排序模型出错</translation>
+    </message>
+    <message>
+        <source>The index is damaged — run restore</source>
+        <translation>索引已损坏 — 请运行恢复</translation>
+    </message>
+    <message>
+        <source>The catalog is damaged</source>
+        <translation>目录已损坏</translation>
     </message>
     <message>
         <source>The provider refused the API key</source>
