@@ -18,6 +18,7 @@ from app.providers import factory, secrets
 from app.providers.factory import EMBEDDING_KINDS as EMBEDDING_KINDS
 from app.providers.factory import RERANK_KINDS as RERANK_KINDS
 from app.providers.factory import ProviderSettings
+from app.providers.http import SEARCH_RETRY, SEARCH_TIMEOUTS, HttpOptions
 from app.providers.interfaces import ProviderError
 from app.providers.local_model import LOCAL_PROVIDER
 from app.providers.registry import ProviderRegistry
@@ -35,9 +36,13 @@ def load_settings(catalog: Catalog) -> list[ProviderSettings]:
     return settings
 
 
-def build_registry(catalog: Catalog) -> ProviderRegistry:
+def build_registry(catalog: Catalog, *, for_search: bool = False) -> ProviderRegistry:
+    """The configured providers' clients; `for_search`: with search's short patience."""
     registry = ProviderRegistry()
-    factory.register_all(registry, load_settings(catalog), secrets.get_key)
+    options: HttpOptions = (
+        {"timeouts": SEARCH_TIMEOUTS, "retry": SEARCH_RETRY} if for_search else {}
+    )
+    factory.register_all(registry, load_settings(catalog), secrets.get_key, **options)
     return registry
 
 

@@ -71,6 +71,11 @@ class KnowledgeService:
             embed_batch_size=embed_batch_size,
             extraction=extraction or shared_pool(),
         )
+        # Searches use clients of their own that give up sooner (see SEARCH_RETRY); the same
+        # provider settings, so both registries are rebuilt together.
+        self._search_models: ModelResolver = models or providers_config.build_registry(
+            catalog, for_search=True
+        )
         self._checked_stores: set[str] = set()
         self._checked_lock = threading.Lock()
 
@@ -347,6 +352,7 @@ class KnowledgeService:
     def _reload_providers(self) -> None:
         if not self._fixed_models:
             self.parts.models = providers_config.build_registry(self.catalog)
+            self._search_models = providers_config.build_registry(self.catalog, for_search=True)
 
     # -- search ------------------------------------------------------------------------
 
@@ -385,14 +391,14 @@ class KnowledgeService:
         if not base.embedding_model:
             return None
         try:
-            return self.parts.models.embedder(base.embedding_model)
+            return self._search_models.embedder(base.embedding_model)
         except ProviderError as exc:
             raise provider_failure(exc, ErrorCode.MODEL_NOT_AVAILABLE) from exc
 
     def _reranker(self, base: Base) -> Reranker | None:
         assert base.rerank_model is not None
         try:
-            return self.parts.models.reranker(base.rerank_model)
+            return self._search_models.reranker(base.rerank_model)
         except ProviderError as exc:
             raise provider_failure(exc, ErrorCode.MODEL_NOT_AVAILABLE) from exc
 

@@ -175,8 +175,11 @@ def register_all(
     registry: ProviderRegistry,
     settings_list: Iterable[ProviderSettings],
     get_key: KeyLookup,
+    **options: Unpack[HttpOptions],
 ) -> None:
     """Register an embedder and/or reranker factory per provider id, plus the built-in one.
+
+    `options` (timeouts, retry policy) apply to every HTTP client the factories build.
 
     A disabled provider is registered too, so its models fail with "disabled" rather than
     "no such provider"; an unknown kind (a catalog from a newer version) is skipped.
@@ -195,21 +198,25 @@ def register_all(
             continue
         seen.add(settings.id)
         if settings.kind in EMBEDDING_KINDS:
-            registry.register_embedder(settings.id, _embedder_factory(settings, get_key))
+            registry.register_embedder(settings.id, _embedder_factory(settings, get_key, options))
         if settings.kind in RERANK_KINDS:
-            registry.register_reranker(settings.id, _reranker_factory(settings, get_key))
+            registry.register_reranker(settings.id, _reranker_factory(settings, get_key, options))
 
 
-def _embedder_factory(settings: ProviderSettings, get_key: KeyLookup) -> Callable[[str], Embedder]:
+def _embedder_factory(
+    settings: ProviderSettings, get_key: KeyLookup, options: HttpOptions
+) -> Callable[[str], Embedder]:
     def factory(model: str) -> Embedder:
-        return build_embedder(settings, model, get_key)
+        return build_embedder(settings, model, get_key, **options)
 
     return factory
 
 
-def _reranker_factory(settings: ProviderSettings, get_key: KeyLookup) -> Callable[[str], Reranker]:
+def _reranker_factory(
+    settings: ProviderSettings, get_key: KeyLookup, options: HttpOptions
+) -> Callable[[str], Reranker]:
     def factory(model: str) -> Reranker:
-        return build_reranker(settings, model, get_key)
+        return build_reranker(settings, model, get_key, **options)
 
     return factory
 

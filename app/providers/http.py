@@ -91,6 +91,13 @@ class RetryPolicy:
         return float(min(self.max_delay, self.base_delay * 2 ** (failures - 1)))
 
 
+# A search is waited on by a person and degrades when a provider fails, so its clients give
+# up far sooner than indexing's, whose items can wait: one retry, and a read timeout that
+# still lets a local server load its model on the first query.
+SEARCH_TIMEOUTS = Timeouts(connect=5.0, read=20.0)
+SEARCH_RETRY = RetryPolicy(max_attempts=2, base_delay=0.25)
+
+
 class InputTooLong(ProviderError):
     """The server said an input exceeds the model's context; the caller may shrink and retry."""
 

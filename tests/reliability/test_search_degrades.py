@@ -22,6 +22,8 @@ import keyring
 import pytest
 
 from app.knowledge.concepts import ConceptTools
+from app.knowledge.jobs.extraction import InlineExtraction
+from app.knowledge.service import KnowledgeService
 from app.knowledge.types import (
     Degradation,
     ErrorCode,
@@ -30,6 +32,7 @@ from app.knowledge.types import (
     SearchStage,
     TroveError,
 )
+from app.providers.http import SEARCH_RETRY, RetryPolicy
 from tests.providers.conftest import MemoryKeyring
 from tests.providers.fake_api import EMBEDDINGS, RERANK, FakeApi, Fault
 from tests.reliability.dead_provider import (
@@ -184,6 +187,29 @@ def test_timeouts_do_not_stack_when_both_stages_are_dead(world: World, api: Fake
     ]
     # Stacked, the two stages would wait at least 2 x STAGE_WORST_S.
     assert elapsed < STAGE_WORST_S * 1.8, elapsed
+
+
+def test_the_apps_own_search_clients_give_up_sooner_than_indexing(
+    world: World, api: FakeApi
+) -> None:
+    """The configured providers (no injected clients): a search meets a dead embedder with
+    SEARCH_RETRY's attempts, not indexing's four and their 3.5 s of backoff."""
+    assert SEARCH_RETRY.max_attempts < RetryPolicy().max_attempts
+    svc = KnowledgeService(world.home, extraction=InlineExtraction())
+    api.chooser = lambda path, _request: Fault.http(503) if path == EMBEDDINGS else None
+    embeds, reranks = api.hits(EMBEDDINGS), api.hits(RERANK)
+    try:
+        started = time.perf_counter()
+        response = svc.search(world.base_id, QUERY)
+        elapsed = time.perf_counter() - started
+    finally:
+        svc.close()
+    assert api.hits(EMBEDDINGS) - embeds == SEARCH_RETRY.max_attempts
+    assert api.hits(RERANK) == reranks
+    assert response.results and response.results[0].title == "Tomatoes"
+    assert [d.stage for d in response.degraded] == [SearchStage.EMBEDDING, SearchStage.RERANK]
+    # Indexing's policy would wait 0.5 + 1 + 2 s between its four attempts.
+    assert elapsed < 3.0, elapsed
 
 
 def test_agent_kb_search_reports_degraded(world: World, api: FakeApi) -> None:
