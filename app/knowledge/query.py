@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -27,12 +27,31 @@ from app.knowledge.types import (
     SearchStage,
     TroveError,
 )
-from app.providers.interfaces import Embedder, ProviderError, Reranker
+from app.providers.interfaces import Embedder, FloatMatrix, ProviderError, Reranker
 
 OVERFETCH_FACTOR = 5
 CANDIDATE_CAP = 200
 
 ItemLookup = Callable[[Iterable[str]], dict[str, Item]]
+
+
+class UnavailableModel:
+    """Stands in for a model whose client could not be built (provider removed, disabled,
+    runtime missing), so the search meets the failure where it meets a dead server's."""
+
+    def __init__(self, model_id: str, failure: ProviderError) -> None:
+        self.model_id = model_id
+        self._failure = failure
+
+    def _fail(self) -> ProviderError:
+        # A fresh error each call: raising one instance twice would chain its tracebacks.
+        return ProviderError(self._failure.code, self._failure.message, retryable=False)
+
+    def embed(self, texts: Sequence[str]) -> FloatMatrix:
+        raise self._fail()
+
+    def rerank(self, query: str, documents: Sequence[str], top_n: int) -> list[tuple[int, float]]:
+        raise self._fail()
 
 
 def derive_mode(base: Base) -> SearchMode:

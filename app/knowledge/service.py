@@ -373,7 +373,7 @@ class KnowledgeService:
         base = self.catalog.require_base(base_id)
         store = self._store_if_exists(base)
         effective = mode or query.derive_mode(base)
-        embedder = self._embedder(base) if effective is not SearchMode.BM25 else None
+        embedder = self._embedder(base, effective) if effective is not SearchMode.BM25 else None
         reranker = self._reranker(base) if base.rerank_model else None
         return query.search(
             base,
@@ -387,20 +387,23 @@ class KnowledgeService:
             fusion=fusion,
         )
 
-    def _embedder(self, base: Base) -> Embedder | None:
+    def _embedder(self, base: Base, mode: SearchMode) -> Embedder | None:
         if not base.embedding_model:
             return None
         try:
             return self._search_models.embedder(base.embedding_model)
         except ProviderError as exc:
-            raise provider_failure(exc, ErrorCode.MODEL_NOT_AVAILABLE) from exc
+            if mode is SearchMode.VECTOR:  # nothing else could answer
+                raise provider_failure(exc, ErrorCode.MODEL_NOT_AVAILABLE) from exc
+            # A removed or disabled provider is a dead one too: hybrid degrades to BM25.
+            return query.UnavailableModel(base.embedding_model, exc)
 
-    def _reranker(self, base: Base) -> Reranker | None:
+    def _reranker(self, base: Base) -> Reranker:
         assert base.rerank_model is not None
         try:
             return self._search_models.reranker(base.rerank_model)
         except ProviderError as exc:
-            raise provider_failure(exc, ErrorCode.MODEL_NOT_AVAILABLE) from exc
+            return query.UnavailableModel(base.rerank_model, exc)
 
     def _store_if_exists(self, base: Base) -> IndexStore | None:
         store = self.parts.stores.get_if_exists(base.id)

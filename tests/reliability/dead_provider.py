@@ -101,8 +101,16 @@ def break_path(api: FakeApi, path: str, outage: Outage) -> str:
     return api.base_url
 
 
-def registry(catalog: Catalog, *, embed_url: str, rerank_url: str) -> ProviderRegistry:
-    """The configured provider's clients with test-sized timeouts, each stage at its URL."""
+def registry(
+    catalog: Catalog,
+    *,
+    embed_url: str,
+    rerank_url: str,
+    with_embedder: bool = True,
+    with_reranker: bool = True,
+) -> ProviderRegistry:
+    """The configured provider's clients with test-sized timeouts, each stage at its URL;
+    a stage left out has no client at all (as when its provider was removed)."""
     settings = providers_config.find_settings(catalog, PROVIDER)
     options = {"timeouts": Timeouts(connect=2.0, read=READ_TIMEOUT), "retry": RETRY}
     models = ProviderRegistry()
@@ -117,8 +125,10 @@ def registry(catalog: Catalog, *, embed_url: str, rerank_url: str) -> ProviderRe
             replace(settings, base_url=rerank_url), model, secrets.get_key, **options
         )
 
-    models.register_embedder(PROVIDER, embedder)
-    models.register_reranker(PROVIDER, reranker)
+    if with_embedder:
+        models.register_embedder(PROVIDER, embedder)
+    if with_reranker:
+        models.register_reranker(PROVIDER, reranker)
     return models
 
 

@@ -44,6 +44,7 @@ from tests.reliability.dead_provider import (
     index_base,
     open_service,
     ranking,
+    registry,
     unreranked,
 )
 
@@ -160,6 +161,50 @@ def test_vector_only_search_with_a_dead_embedder_fails_clearly(
     finally:
         svc.close()
     assert caught.value.code is ErrorCode.EMBEDDING_FAILED
+
+
+def _without(world: World, api: FakeApi, *, embedder: bool, reranker: bool) -> KnowledgeService:
+    setup = KnowledgeService(world.home, extraction=InlineExtraction())
+    try:
+        models = registry(
+            setup.catalog,
+            embed_url=api.base_url,
+            rerank_url=api.base_url,
+            with_embedder=embedder,
+            with_reranker=reranker,
+        )
+    finally:
+        setup.close()
+    return KnowledgeService(world.home, models=models, extraction=InlineExtraction())
+
+
+def test_a_reranker_whose_provider_is_gone_degrades_with_model_not_available(
+    world: World, api: FakeApi
+) -> None:
+    svc = _without(world, api, embedder=True, reranker=False)
+    try:
+        response = svc.search(world.base_id, QUERY)
+    finally:
+        svc.close()
+    assert _stages(response.degraded) == [(SearchStage.RERANK, ErrorCode.MODEL_NOT_AVAILABLE)]
+    assert response.results and not response.reranked
+    assert response.metrics.vector_hit_count > 0
+
+
+def test_an_embedder_whose_provider_is_gone_degrades_hybrid_but_fails_vector_only(
+    world: World, api: FakeApi
+) -> None:
+    svc = _without(world, api, embedder=False, reranker=True)
+    try:
+        response = svc.search(world.base_id, QUERY)
+        with pytest.raises(TroveError) as caught:
+            svc.search(world.base_id, QUERY, mode=SearchMode.VECTOR)
+    finally:
+        svc.close()
+    # Not an outage that cost waiting, so the reranker still orders the full-text results.
+    assert _stages(response.degraded) == [(SearchStage.EMBEDDING, ErrorCode.MODEL_NOT_AVAILABLE)]
+    assert response.reranked and response.results[0].title == "Tomatoes"
+    assert caught.value.code is ErrorCode.MODEL_NOT_AVAILABLE
 
 
 def test_healthy_search_is_not_degraded(world: World, api: FakeApi) -> None:
