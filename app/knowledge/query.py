@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -28,6 +29,8 @@ from app.knowledge.types import (
     TroveError,
 )
 from app.providers.interfaces import Embedder, FloatMatrix, ProviderError, Reranker
+
+log = logging.getLogger(__name__)
 
 OVERFETCH_FACTOR = 5
 CANDIDATE_CAP = 200
@@ -131,20 +134,13 @@ def search(
                 ErrorCode.MODEL_NOT_AVAILABLE,
                 f"the embedding model {base.embedding_model!r} is not available",
             )
-        t = time.perf_counter()
         try:
-            query_vector = np.asarray(embedder.embed([query]), dtype=np.float32)[0]
+            vector_hits = _vector_stage(embedder, store, query, wanted, metrics)
         except ProviderError as exc:
             if mode is SearchMode.VECTOR:  # nothing else could answer
                 raise provider_failure(exc, ErrorCode.EMBEDDING_FAILED) from exc
-            response.degraded.append(_embedding_degraded(exc))
+            _degrade(base, response, _embedding_degraded(exc))
             embed_failure = exc
-        else:
-            metrics.embedding_ms = _ms(t)
-            t = time.perf_counter()
-            vector_hits = store.vector_search(query_vector, wanted)
-            metrics.vector_search_ms = _ms(t)
-            metrics.vector_hit_count = len(vector_hits)
 
     t = time.perf_counter()
     weights = (1.0, 1.0) if fusion == "rrf" else fusion_weights(query, base.embedding_model)
@@ -155,24 +151,62 @@ def search(
 
     results = _visible_results(base, store, items, candidates)
     if reranker is not None and base.rerank_model and results:
-        if embed_failure is not None and embed_failure.retryable:
-            # The embedder already cost this search its timeouts and retries; a second
-            # unreachable provider must not double the wait, so rerank is given up too.
-            response.degraded.append(_rerank_skipped(embed_failure))
-        else:
-            t = time.perf_counter()
-            try:
-                results = _rerank(reranker, query, results)
-            except ProviderError as exc:
-                response.degraded.append(_rerank_degraded(exc))
-            else:
-                response.reranked = True
-            metrics.rerank_ms = _ms(t)
+        results = _rerank_stage(base, reranker, query, results, response, embed_failure)
     results = apply_threshold(results[:k], base.threshold)
     response.results = [replace(r, rank=i) for i, r in enumerate(results, start=1)]
     metrics.final_count = len(response.results)
     metrics.total_ms = _ms(started)
     return response
+
+
+def _vector_stage(
+    embedder: Embedder, store: IndexStore, query: str, wanted: int, metrics: SearchMetrics
+) -> list[tuple[int, float]]:
+    t = time.perf_counter()
+    query_vector = np.asarray(embedder.embed([query]), dtype=np.float32)[0]
+    metrics.embedding_ms = _ms(t)
+    t = time.perf_counter()
+    hits = store.vector_search(query_vector, wanted)
+    metrics.vector_search_ms = _ms(t)
+    metrics.vector_hit_count = len(hits)
+    return hits
+
+
+def _rerank_stage(
+    base: Base,
+    reranker: Reranker,
+    query: str,
+    results: list[SearchResult],
+    response: SearchResponse,
+    embed_failure: ProviderError | None,
+) -> list[SearchResult]:
+    """The reranked results, or, when the reranker fails, the order they came in."""
+    if embed_failure is not None and embed_failure.retryable:
+        # The embedder already cost this search its timeouts and retries; a second
+        # unreachable provider must not double the wait, so rerank is given up too.
+        _degrade(base, response, _rerank_skipped(embed_failure))
+        return results
+    t = time.perf_counter()
+    try:
+        reranked = _rerank(reranker, query, results)
+    except ProviderError as exc:
+        _degrade(base, response, _rerank_degraded(exc))
+        return results
+    finally:
+        response.metrics.rerank_ms = _ms(t)
+    response.reranked = True
+    return reranked
+
+
+def _degrade(base: Base, response: SearchResponse, degradation: Degradation) -> None:
+    log.warning(
+        "search in %r degraded: %s %s: %s",
+        base.name,
+        degradation.stage,
+        degradation.code,
+        degradation.message,
+    )
+    response.degraded.append(degradation)
 
 
 def _fuse(
