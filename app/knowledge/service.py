@@ -277,6 +277,7 @@ class KnowledgeService:
         models: Sequence[str] = (),
         enabled: bool = True,
         key: str | None = None,
+        all_or_nothing: bool = False,
     ) -> ProviderSettings:
         try:
             return providers_config.save_provider(
@@ -288,6 +289,7 @@ class KnowledgeService:
                 models=models,
                 enabled=enabled,
                 key=key,
+                all_or_nothing=all_or_nothing,
             )
         finally:
             self._reload_providers()
