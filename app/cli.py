@@ -6,8 +6,9 @@ Every command goes through KnowledgeService, the same facade the GUI uses.
 from __future__ import annotations
 
 import argparse
+import codecs
+import io
 import json
-import logging
 import os
 import re
 import sys
@@ -24,6 +25,7 @@ from app.knowledge.doctor import Problem
 from app.knowledge.ingestion import OnConflict
 from app.knowledge.jobs.errors import storage_failure
 from app.knowledge.layout import HOME_ENV, resolve_home
+from app.knowledge.logs import configure_logging, reset_logging
 from app.knowledge.materials import CONTAINER_TYPES
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import (
@@ -45,7 +47,25 @@ Command = Callable[[KnowledgeService, argparse.Namespace], int]
 
 
 def _print_json(data: Any, out: TextIO | None = None) -> None:
-    (out or sys.stdout).write(json.dumps(data, ensure_ascii=False) + "\n")
+    text = json.dumps(data, ensure_ascii=False)
+    if _has_surrogates(text):
+        # A lone surrogate (a query's "\\ud800") cannot be written as UTF-8; as a JSON
+        # escape it stays valid UTF-8 and round-trips to the same string.
+        text = json.dumps(data, ensure_ascii=True)
+    (out or sys.stdout).write(text + "\n")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _has_surrogates(text: str) -> bool:
+    return _SURROGATE.search(text) is not None
+
+
+def _searchable(text: str) -> str:
+    """The query as the engine gets it: lone surrogates are no characters (no material can
+    contain one), so they become U+FFFD instead of failing deep in a tokenizer."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def _base_json(base: Base) -> dict[str, Any]:
@@ -393,6 +413,8 @@ def cmd_provider_add(svc: KnowledgeService, args: argparse.Namespace) -> int:
         display_name=args.display_name or "",
         models=args.model or [],
         key=key,
+        # One outcome: a key that cannot be kept leaves no half-saved provider behind.
+        all_or_nothing=True,
     )
     print(f"saved provider {settings.id!r} ({settings.kind}, {settings.base_url})", file=sys.stderr)
     return EXIT_OK
@@ -444,7 +466,7 @@ def cmd_search(svc: KnowledgeService, args: argparse.Namespace) -> int:
     if args.query is None:
         print("error: give a QUERY or --queries FILE", file=sys.stderr)
         return EXIT_USAGE
-    response = svc.search(base.id, args.query, top_k=args.top_k)
+    response = svc.search(base.id, _searchable(args.query), top_k=args.top_k)
     if args.json:
         _print_json(_response_json(response, debug=args.debug))
         return EXIT_OK
@@ -490,32 +512,90 @@ def _search_batch(svc: KnowledgeService, base: Base, args: argparse.Namespace) -
     """BEIR-style queries (JSON Lines with _id and text) -> one JSON line per query."""
     path = Path(args.queries)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        data = path.read_bytes()
     except OSError as exc:
         print(f"error: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_FAILED
+    encoding, text = _decode_queries(data)
     failures = 0
-    for number, line in enumerate(lines, start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.rstrip("\r")
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-            query_id, text = str(record["_id"]), str(record["text"])
-        except (ValueError, KeyError, TypeError):
-            print(
-                f"error: {path}:{number}: expected a JSON object with _id and text", file=sys.stderr
-            )
+        query = _parse_query_line(line, encoding)
+        if isinstance(query, str):
+            print(f"error: {path}:{number}: {query}", file=sys.stderr)
             failures += 1
             continue
-        try:
-            response = svc.search(base.id, text, top_k=args.top_k)
-        except TroveError as exc:
-            # A query the engine refuses (no searchable token) is an answer, not a failure.
-            error = {"code": str(exc.code), "message": exc.message}
-            _print_json({"query_id": query_id, "query": text, "error": error, "results": []})
-            continue
-        _print_json({"query_id": query_id, **_response_json(response)})
+        _answer_query(svc, base, *query, top_k=args.top_k)
     return EXIT_FAILED if failures else EXIT_OK
+
+
+# Byte order marks the queries file may start with; without one it is UTF-8.
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+_UNDECODABLE = "\udfff"
+
+
+def _mark_undecodable(error: UnicodeError) -> tuple[str, int]:
+    # A lone surrogate never comes out of a successful decode, so it marks the bad bytes
+    # unambiguously; the line holding it is reported as malformed, the others still run.
+    if not isinstance(error, UnicodeDecodeError):
+        raise error
+    return _UNDECODABLE, error.end
+
+
+codecs.register_error("trove-mark-undecodable", _mark_undecodable)
+
+
+def _decode_queries(data: bytes) -> tuple[str, str]:
+    """(encoding, text) of a queries file; undecodable bytes become _UNDECODABLE."""
+    encoding = "utf-8"
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            data, encoding = data[len(bom) :], name
+            break
+    return encoding, data.decode(encoding, errors="trove-mark-undecodable")
+
+
+def _parse_query_line(line: str, encoding: str) -> tuple[str, str] | str:
+    """(query id, text), or why the line is malformed."""
+    if _UNDECODABLE in line:
+        return f"the line is not valid {encoding.upper()}"
+    expected = "expected a JSON object with _id and text"
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        # RecursionError: a line of thousands of nested brackets.
+        return expected
+    if not isinstance(record, dict) or "_id" not in record or "text" not in record:
+        return expected
+    query_id, text = record["_id"], record["text"]
+    if isinstance(query_id, bool) or not isinstance(query_id, (str, int)):
+        return f"{expected}: _id must be a string or a whole number"
+    if not isinstance(text, str):
+        return f"{expected}: text must be a string"
+    return str(query_id), text
+
+
+def _answer_query(
+    svc: KnowledgeService, base: Base, query_id: str, text: str, *, top_k: int | None
+) -> None:
+    searched = _searchable(text)
+    try:
+        response = svc.search(base.id, searched, top_k=top_k)
+    except TroveError as exc:
+        # A query the engine refuses (no searchable token) is an answer, not a failure.
+        error = {"code": str(exc.code), "message": exc.message}
+        _print_json({"query_id": query_id, "query": text, "error": error, "results": []})
+        return
+    answer = {"query_id": query_id, **_response_json(response)}
+    if searched != text:
+        answer["query"] = text  # echo the query as given, not its U+FFFD stand-in
+    _print_json(answer)
 
 
 # -- parser --------------------------------------------------------------------------------
@@ -712,17 +792,70 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    _tolerant_output()
+    try:
+        code = _run(argv)
+        # Flushed here, not at interpreter exit, so a closed pipe is caught below.
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # `trove status B | head -1`: the reader left; stop quietly (Python docs, "Note on
+        # SIGPIPE"): point stdout at devnull so the final flush at exit cannot fail again.
+        _stdout_to_devnull()
+        return EXIT_FAILED
+    return code
+
+
+def _tolerant_output() -> None:
+    """Whatever text reaches stdout/stderr (a path or argv with undecodable bytes) is
+    written, escaped if need be, never a UnicodeEncodeError; piped stdout is UTF-8."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
+    if isinstance(sys.stdout, io.TextIOWrapper) and not sys.stdout.isatty():
+        sys.stdout.reconfigure(encoding="utf-8")
+
+
+def _stdout_to_devnull() -> None:
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # not a real file (a test's buffer): nothing will flush it at exit
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
+def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """parse_args, except that a search QUERY may start with '-' (`trove search B -bar`,
+    `trove search B --json -- -bar`) when it is not one of search's options."""
+    args, extras = parser.parse_known_args(argv)
+    if getattr(args, "func", None) is cmd_search and args.query is None:
+        rest = list(extras)
+        if "--" in rest:
+            rest.remove("--")
+        if len(rest) == 1:
+            args.query, extras = rest[0], []
+    if extras:
+        parser.error(f"unrecognized arguments: {' '.join(extras)}")
+    return args
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
+    args = _parse(parser, argv)
     func: Command | None = getattr(args, "func", None)
     if func is None:
         parser.print_help()
         return EXIT_OK
     home = resolve_home(args.home)
+    configure_logging(home, verbose=args.verbose)
+    try:
+        return _run_command(func, args, home)
+    finally:
+        reset_logging()
+
+
+def _run_command(func: Command, args: argparse.Namespace, home: Path) -> int:
     try:
         svc = KnowledgeService(home)
     except (OSError, apsw.Error) as exc:
@@ -732,6 +865,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TroveError as exc:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
         return EXIT_FAILED
+    except BrokenPipeError:
+        raise  # an OSError, but not the data folder's: main() ends quietly
     except (OSError, apsw.Error) as exc:
         return _storage_error(exc, home)
     except KeyboardInterrupt:

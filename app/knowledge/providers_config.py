@@ -56,11 +56,14 @@ def save_provider(
     models: Sequence[str] = (),
     enabled: bool = True,
     key: str | None = None,
+    all_or_nothing: bool = False,
 ) -> ProviderSettings:
     """Validate and store a provider; the key goes to the keychain (never to the catalog).
 
-    When no keychain exists, the settings are still saved and the error names the
-    environment variable that can hold the key instead.
+    When no keychain exists, the settings are still saved and the error (PROVIDER_AUTH_FAILED)
+    names the environment variable that can hold the key instead: the window keeps what the
+    person typed. With `all_or_nothing` (the CLI, where a half-done command is confusing) the
+    key is stored first and a refusal saves nothing (KEYCHAIN_UNAVAILABLE).
     """
     if provider_id in RESERVED_IDS:
         raise TroveError(
@@ -79,6 +82,8 @@ def save_provider(
         )
     except ProviderError as exc:
         raise provider_failure(exc, ErrorCode.INVALID_ARGUMENT) from exc
+    if key and all_or_nothing:
+        _store_key(settings.id, key, ErrorCode.KEYCHAIN_UNAVAILABLE)
     catalog.upsert_provider_row(
         settings.id,
         settings.kind,
@@ -87,12 +92,18 @@ def save_provider(
         settings.enabled,
         settings.models,
     )
-    if key:
-        try:
-            secrets.set_key(settings.id, key)
-        except ProviderError as exc:
-            raise provider_failure(exc, ErrorCode.PROVIDER_AUTH_FAILED) from exc
+    if key and not all_or_nothing:
+        _store_key(settings.id, key, ErrorCode.PROVIDER_AUTH_FAILED)
     return settings
+
+
+def _store_key(provider_id: str, key: str, unavailable: ErrorCode) -> None:
+    try:
+        secrets.set_key(provider_id, key)
+    except secrets.SecretStoreUnavailable as exc:
+        raise TroveError(unavailable, exc.message) from exc
+    except ProviderError as exc:
+        raise provider_failure(exc, ErrorCode.PROVIDER_AUTH_FAILED) from exc
 
 
 def remove_provider(catalog: Catalog, provider_id: str) -> None:

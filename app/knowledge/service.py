@@ -282,6 +282,7 @@ class KnowledgeService:
         models: Sequence[str] = (),
         enabled: bool = True,
         key: str | None = None,
+        all_or_nothing: bool = False,
     ) -> ProviderSettings:
         try:
             return providers_config.save_provider(
@@ -293,6 +294,7 @@ class KnowledgeService:
                 models=models,
                 enabled=enabled,
                 key=key,
+                all_or_nothing=all_or_nothing,
             )
         finally:
             self._reload_providers()

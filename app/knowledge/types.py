@@ -69,6 +69,8 @@ class ErrorCode(StrEnum):
     EMBEDDING_FAILED = "EMBEDDING_FAILED"
     RERANK_FAILED = "RERANK_FAILED"
     PROVIDER_AUTH_FAILED = "PROVIDER_AUTH_FAILED"
+    # No usable OS keychain to keep an API key in (the CLI's `provider add --key-stdin`).
+    KEYCHAIN_UNAVAILABLE = "KEYCHAIN_UNAVAILABLE"
     FETCH_FAILED = "FETCH_FAILED"
     ALL_CHILDREN_FAILED = "ALL_CHILDREN_FAILED"
     # Trove's own data dir refused a write: the disk (or quota) is full, or it is read-only.

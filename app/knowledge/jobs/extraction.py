@@ -22,6 +22,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol, TypeVar
 
 from app.knowledge.jobs.errors import CancelReason, ItemFailure, JobCancelled
+from app.knowledge.logs import configure_worker_logging
 from app.knowledge.types import ErrorCode
 
 log = logging.getLogger(__name__)
@@ -63,6 +64,9 @@ def _exit_with_parent(parent: int) -> None:
 def _worker_init(memory_limit: int) -> None:
     # Ctrl-C belongs to the main process, which shuts the pool down in order.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Parsers' warnings (pypdf "EOF marker not found", ...) belong in the log file, not on
+    # the terminal the worker inherited.
+    configure_worker_logging()
     if hasattr(os, "nice"):
         # Reading is background work: when the cores are busy, the window comes first.
         os.nice(WORKER_NICENESS)
