@@ -7,10 +7,13 @@ chunk offsets) for every text up to a segment, and cut longer ones only at bound
 
 from __future__ import annotations
 
+import errno
+import os
 import subprocess
 import sys
 from array import array
 from pathlib import Path
+from typing import IO, Any
 
 import pytest
 
@@ -28,6 +31,7 @@ from app.knowledge.pipeline.indexing.spans import iter_spans, texts_from_file
 from app.knowledge.pipeline.readers.registry import TextStream, read_document_stream
 from app.knowledge.pipeline.readers.text import NotUtf8Error
 from app.knowledge.service import KnowledgeService
+from app.knowledge.types import ErrorCode
 from tests.unit.make_files import make_docx, pdf_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -178,3 +182,43 @@ def test_indexing_from_the_bases_own_copy_leaves_no_scratch_file(
     assert [p.name for p in raw.rglob("*") if p.name.endswith(TEMP_SUFFIX)] == []
     hits = svc.search(base.id, "plain words").results
     assert hits and hits[0].item_id == item.id
+
+
+class _FullDisk:
+    """A text file on a disk that fills up at the first write."""
+
+    def __init__(self, handle: IO[str]) -> None:
+        self._handle = handle
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._handle, name)
+
+    def __enter__(self) -> _FullDisk:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._handle.close()
+
+
+def test_disk_full_while_the_worker_writes_the_text_fails_the_item_and_leaves_nothing(
+    svc: KnowledgeService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = tmp_path / "src" / "page.html"  # its text goes to a .md product under raw/
+    source.parent.mkdir()
+    source.write_text("<html><body><p>fullword text</p></body></html>", encoding="utf-8")
+    monkeypatch.setattr(
+        extract,
+        "open",
+        lambda *a, **k: _FullDisk(open(*a, **k)),  # noqa: SIM115 (closed by _FullDisk)
+        raising=False,
+    )
+    base = svc.create_base("kb")
+    (added,) = svc.add(base.id, [source]).added
+    svc.run_pending_jobs(base.id)
+    item = svc.get_item(added.id)
+    assert item.status == "failed" and item.error_code == ErrorCode.STORAGE_FULL
+    raw = svc.layout.raw_dir(base.id)
+    assert [p.name for p in raw.rglob("*") if p.is_file()] == []

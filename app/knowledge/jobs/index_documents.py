@@ -298,19 +298,19 @@ def _acquire_file(
             cancelled=ctx.cancelled,
         )
         got = _file_result(result, scratch, reacquire=reacquire)
+        if copy != target and source != copy:
+            copy_file(source, copy)  # keep the original bytes: restore works after it is gone
+            got.written.append(copy)
+        if source != target:
+            os.replace(scratch, target)
+            got.written.append(target)
+            got.texts = lambda: texts_from_file(target, got.spans)
+        else:
+            got.scratch.append(scratch)
+        return got
     except BaseException:
         scratch.unlink(missing_ok=True)
         raise
-    if copy != target and source != copy:
-        copy_file(source, copy)  # keep the original bytes: restore works after it is gone
-        got.written.append(copy)
-    if source != target:
-        os.replace(scratch, target)
-        got.written.append(target)
-        got.texts = lambda: texts_from_file(target, got.spans)
-    else:
-        got.scratch.append(scratch)
-    return got
 
 
 def _temp_beside(target: Path) -> Path:
