@@ -1,6 +1,7 @@
 """Peak memory of a real `trove add --wait`: the main process and its reader workers.
 
-    python tests/bench/memory_peak.py [--single-mb 200] [--gb 1] [--workdir DIR] [--seed S]
+    python tests/bench/memory_peak.py [--single-mb 200] [--gb 1] [--corpus DIR]
+                                      [--workdir DIR] [--seed S]
 
 Runs `trove add --wait` as a subprocess (BM25-only base, default workers) for
 
@@ -11,7 +12,8 @@ Runs `trove add --wait` as a subprocess (BM25-only base, default workers) for
 A sampler thread in this process reads, every ~50 ms with psutil, the RSS of the `trove`
 process and of all its descendants, and keeps two peaks: the main process alone and the
 sum of main + descendants sampled at the same instant. Prints one JSON line. `--gb 0`
-or `--single-mb 0` skips that case.
+or `--single-mb 0` skips that case; `--corpus DIR` adds an existing folder instead of
+generating one (e.g. to compare two checkouts on the very same files).
 """
 
 from __future__ import annotations
@@ -139,12 +141,18 @@ def single_line_file(path: Path, size_mb: float, seed: int) -> int:
     return written
 
 
+def _size_of(folder: Path) -> tuple[int, int]:
+    sizes = [p.stat().st_size for p in folder.rglob("*") if p.is_file()]
+    return len(sizes), sum(sizes)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--single-mb", type=float, default=200.0)
     parser.add_argument("--gb", type=float, default=1.0)
+    parser.add_argument("--corpus", type=Path, help="add this folder instead of generating one")
     parser.add_argument("--workdir", type=Path)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
@@ -158,7 +166,13 @@ def main() -> None:
             case["file_mb"] = round(size / MB, 1)
             result["single_line"] = case
             source.unlink()
-        if args.gb > 0:
+        if args.corpus is not None:
+            files, total = _size_of(args.corpus)
+            case = measure_add(work / "home-corpus", args.corpus.resolve())
+            case["files"] = files
+            case["corpus_mb"] = round(total / MB, 1)
+            result["corpus"] = case
+        elif args.gb > 0:
             from tests.bench.ingest import generate
 
             files, total = generate(work / "corpus", args.gb * 1024, args.seed)
