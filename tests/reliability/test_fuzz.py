@@ -15,8 +15,9 @@ in tests/integration/test_bad_input.py. Here:
   offsets survive the round trip, chunks cover every non-space character, pages are right;
 - real PDF/DOCX/EPUB/XLSX/PPTX files are mutated by splicing (delete, insert, duplicate a
   range) and, for the zip-based ones, by rewriting one part inside a valid zip (so parsers,
-  not the zip layer, meet the damage); they go through `extract_file`, the job's entry:
-  it returns text and chunks or an ExtractFailure, and nothing else escapes;
+  not the zip layer, meet the damage); they go through `extract_to_file`, the job's entry:
+  it writes the text and returns chunk spans, or returns an ExtractFailure, and nothing
+  else escapes;
 - an XML zip bomb inside a real DOCX and EPUB, its declared size rewritten to lie: refused
   by the zip size cap, with memory bounded by the cap (this found that zipfile inflates a
   whole entry before cutting it to its declared size: a bomb declaring 0 bytes was
@@ -43,8 +44,14 @@ from hypothesis import strategies as st
 
 from app.knowledge.jobs.extraction import InlineExtraction
 from app.knowledge.jobs.index_documents import page_at, text_hash
-from app.knowledge.pipeline.extract import Extracted, ExtractFailure, chunk_document, extract_file
+from app.knowledge.pipeline.extract import (
+    ExtractedFile,
+    ExtractFailure,
+    chunk_document,
+    extract_to_file,
+)
 from app.knowledge.pipeline.indexing.chunker import Chunk
+from app.knowledge.pipeline.indexing.spans import iter_spans, texts_from_file
 from app.knowledge.pipeline.indexing.tokenize import query_tokens
 from app.knowledge.pipeline.readers.archive import ZipLimits
 from app.knowledge.pipeline.readers.errors import ReaderError
@@ -238,15 +245,26 @@ def _splice(data: bytes, edits: list[tuple[str, int, int, bytes]]) -> bytes:
 
 def _extract_cleanly(path: Path) -> None:
     """What the index job sees: text and chunks, or a failure value; nothing raised."""
-    result = extract_file(str(path), 50 * 1024 * 1024, 64, 8)
+    out = path.with_name(path.name + ".text")
+    out.write_bytes(b"")
+    result = extract_to_file(str(path), 50 * 1024 * 1024, 64, 8, str(out))
     if isinstance(result, ExtractFailure):
         assert result.code in CLEAN_FAILURES, result
         assert result.message and "Traceback" not in result.message
         return
-    assert isinstance(result, Extracted)
-    for chunk in result.chunks:
-        assert result.text[chunk.start : chunk.end] == chunk.text
-    _covered(result.text, result.chunks)
+    assert isinstance(result, ExtractedFile)
+    with out.open(encoding="utf-8", newline="") as fh:
+        text = fh.read()
+    assert len(text) == result.char_count
+    chunks = [
+        Chunk(start, end, chunk_text, tokens)
+        for (start, end, tokens), chunk_text in zip(
+            iter_spans(result.spans), texts_from_file(out, result.spans), strict=True
+        )
+    ]
+    for chunk in chunks:
+        assert text[chunk.start : chunk.end] == chunk.text
+    _covered(text, chunks)
 
 
 @FUZZ

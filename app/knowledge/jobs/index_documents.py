@@ -12,6 +12,7 @@ import logging
 import os
 import shutil
 import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,8 +29,19 @@ from app.knowledge.jobs.errors import (
 )
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.materials import material_path, stored_files
-from app.knowledge.pipeline.extract import Extracted, ExtractFailure, chunk_document, extract_file
-from app.knowledge.pipeline.indexing.chunker import Chunk
+from app.knowledge.pipeline.extract import (
+    ExtractedFile,
+    ExtractFailure,
+    chunk_spans,
+    extract_to_file,
+)
+from app.knowledge.pipeline.indexing.spans import (
+    Spans,
+    iter_spans,
+    span_count,
+    texts_from_file,
+    texts_from_text,
+)
 from app.knowledge.pipeline.readers.errors import ReaderError
 from app.knowledge.pipeline.sources.snapshot import page_document
 from app.knowledge.pipeline.sources.web import FetchError, fetch_url
@@ -110,22 +122,38 @@ def copy_file(source: Path, target: Path) -> None:
 
 @dataclass(slots=True)
 class Acquired:
-    text: str
+    """A material's chunks as spans, and where their texts are read from."""
+
     title: str
     page_starts: tuple[int, ...]
-    chunks: list[Chunk]
+    char_count: int
+    spans: Spans
+    # The chunk texts, in span order; a fresh stream each call (a file is read again).
+    texts: Callable[[], Iterator[str]]
     # Files this job wrote under raw/, removed again if the item is deleted meanwhile.
     written: list[Path] = field(default_factory=list)
+    # Scratch files (a worker's copy of the text) removed when the job ends, however.
+    scratch: list[Path] = field(default_factory=list)
 
-    @classmethod
-    def of(cls, extracted: Extracted) -> Acquired:
-        """Checked before anything is written: no empty material ever reaches raw/."""
-        if not extracted.chunks:
-            raise ItemFailure(
-                ErrorCode.EMPTY_INDEXABLE_TEXT,
-                "no text could be extracted from this source (is it empty, or only images?)",
+    def records(self) -> Iterator[ChunkRecord]:
+        """The chunks to write, streamed: at most one chunk's text is held at a time."""
+        for (start, end, tokens), text in zip(iter_spans(self.spans), self.texts(), strict=True):
+            yield ChunkRecord(
+                start, end, text, tokens, text_hash(text), page_at(self.page_starts, start)
             )
-        return cls(extracted.text, extracted.title, extracted.page_starts, extracted.chunks)
+
+    @property
+    def chunk_count(self) -> int:
+        return span_count(self.spans)
+
+
+def _require_chunks(spans: Spans) -> None:
+    """Checked before anything is written: no empty material ever reaches raw/."""
+    if not spans:
+        raise ItemFailure(
+            ErrorCode.EMPTY_INDEXABLE_TEXT,
+            "no text could be extracted from this source (is it empty, or only images?)",
+        )
 
 
 def run(ctx: JobContext, job: Job) -> None:
@@ -139,28 +167,29 @@ def run(ctx: JobContext, job: Job) -> None:
     got = acquire(ctx, base, item, reacquire=bool(job.payload.get("reacquire", True)))
     try:
         _index(ctx, base, item, got)
+    except FileNotFoundError as exc:
+        # The chunk texts are read back from the material under raw/: gone, it was most
+        # likely deleted with its item by another Trove process (nothing was written).
+        _forget_if_gone(ctx, item, got)
+        current = parts.catalog.get_item(item.id)
+        if current is None or current.status is ItemStatus.DELETING:
+            raise JobCancelled(CancelReason.ITEM_GONE) from None
+        raise ItemFailure(
+            ErrorCode.READ_FAILED, "the base's copy of this text vanished while it was indexed"
+        ) from exc
     except BaseException:
         _forget_if_gone(ctx, item, got)
         raise
+    finally:
+        for path in got.scratch:
+            path.unlink(missing_ok=True)
 
 
 def _index(ctx: JobContext, base: Base, item: Item, got: Acquired) -> None:
     parts = ctx.parts
-    chunks = got.chunks
-    records = [
-        ChunkRecord(
-            c.start,
-            c.end,
-            c.text,
-            c.token_count,
-            text_hash(c.text),
-            page_at(got.page_starts, c.start),
-        )
-        for c in chunks
-    ]
     ctx.raise_if_cancelled(item.id)
 
-    vectors = _embed(ctx, base, item, records) if base.embedding_model else None
+    vectors = _embed(ctx, base, item, got) if base.embedding_model else None
     ctx.raise_if_cancelled(item.id)
 
     ctx.progress(item.id, ItemPhase.WRITING, None)
@@ -177,15 +206,15 @@ def _index(ctx: JobContext, base: Base, item: Item, got: Acquired) -> None:
                 item.id,
                 material_path(item) or "",
                 got.title,
-                len(got.text),
-                records,
+                got.char_count,
+                got.records(),
                 vectors,
                 content_hash=item.content_hash,
             )
         except DimensionMismatchError as exc:
             raise ItemFailure(ErrorCode.EMBEDDING_FAILED, str(exc)) from exc
         try:
-            parts.catalog.update_item(item.id, chunk_count=len(records), title=got.title)
+            parts.catalog.update_item(item.id, chunk_count=got.chunk_count, title=got.title)
             parts.catalog.set_item_status(item.id, ItemStatus.COMPLETED)
         except TroveError:
             # The mutex is per process: another Trove process may have marked the item
@@ -243,42 +272,70 @@ def acquire(ctx: JobContext, base: Base, item: Item, *, reacquire: bool) -> Acqu
 def _chunked(
     ctx: JobContext, base: Base, text: str, title: str, page_starts: tuple[int, ...]
 ) -> Acquired:
-    extracted = ctx.parts.extraction.run(
-        chunk_document,
-        text,
-        title,
-        page_starts,
-        base.chunk_size,
-        base.chunk_overlap,
-        cancelled=ctx.cancelled,
+    """A text already in memory (a note, a fetched page: small by nature), chunked."""
+    spans = ctx.parts.extraction.run(
+        chunk_spans, text, base.chunk_size, base.chunk_overlap, cancelled=ctx.cancelled
     )
-    return Acquired.of(extracted)
+    _require_chunks(spans)
+    return Acquired(title, page_starts, len(text), spans, lambda: texts_from_text(text, spans))
 
 
 def _acquire_file(
     ctx: JobContext, base: Base, item: Item, target: Path, copy: Path, *, reacquire: bool
 ) -> Acquired:
     source = Path(item.source) if reacquire else copy
-    result = ctx.parts.extraction.run(
-        extract_file,
-        str(source),
-        ctx.parts.max_file_bytes,
-        base.chunk_size,
-        base.chunk_overlap,
-        cancelled=ctx.cancelled,
-    )
+    # The worker writes the text beside the material, as write_material would: a crash
+    # leaves a temporary file that recovery knows to remove.
+    scratch = _temp_beside(target)
+    try:
+        result = ctx.parts.extraction.run(
+            extract_to_file,
+            str(source),
+            ctx.parts.max_file_bytes,
+            base.chunk_size,
+            base.chunk_overlap,
+            str(scratch),
+            cancelled=ctx.cancelled,
+        )
+        got = _file_result(result, scratch, reacquire=reacquire)
+        if copy != target and source != copy:
+            copy_file(source, copy)  # keep the original bytes: restore works after it is gone
+            got.written.append(copy)
+        if source != target:
+            os.replace(scratch, target)
+            got.written.append(target)
+            got.texts = lambda: texts_from_file(target, got.spans)
+        else:
+            got.scratch.append(scratch)
+        return got
+    except BaseException:
+        scratch.unlink(missing_ok=True)
+        raise
+
+
+def _temp_beside(target: Path) -> Path:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=temp_prefix(target), suffix=TEMP_SUFFIX)
+    os.close(fd)
+    return Path(tmp)
+
+
+def _file_result(
+    result: ExtractedFile | ExtractFailure, written: Path, *, reacquire: bool
+) -> Acquired:
     if isinstance(result, ExtractFailure):
         if not reacquire and result.code == ErrorCode.SOURCE_MISSING:
             raise ItemFailure(result.code, "the base's own copy of this file is missing")
         raise ItemFailure(result.code, result.message)
-    got = Acquired.of(result)
-    if copy != target and source != copy:
-        copy_file(source, copy)  # keep the original bytes: restore works after it is gone
-        got.written.append(copy)
-    if source != target:
-        write_material(target, got.text)
-        got.written.append(target)
-    return got
+    spans = result.spans
+    _require_chunks(spans)
+    return Acquired(
+        result.title,
+        result.page_starts,
+        result.char_count,
+        spans,
+        lambda: texts_from_file(written, spans),
+    )
 
 
 def _acquire_url(
@@ -307,41 +364,65 @@ def _acquire_url(
     return got
 
 
-def _embed(ctx: JobContext, base: Base, item: Item, records: list[ChunkRecord]) -> FloatMatrix:
-    """Vectors for every chunk: identical texts once, texts the base already has reused."""
+def _embed(ctx: JobContext, base: Base, item: Item, got: Acquired) -> FloatMatrix:
+    """Vectors for every chunk: identical texts once, texts the base already has reused.
+
+    The chunk texts are streamed twice (hashes first, then the texts to embed, a batch at
+    a time), so only a batch of texts is ever held, not the whole material's.
+    """
     parts = ctx.parts
     assert base.embedding_model is not None and base.dimensions is not None
     store = parts.stores.get(base.id)
-    known = store.vectors_for_hashes(r.text_hash for r in records)
-    todo: dict[str, str] = {}
-    for r in records:
-        if r.text_hash not in known:
-            todo.setdefault(r.text_hash, r.text)
+    hashes = [text_hash(text) for text in got.texts()]
+    known = store.vectors_for_hashes(hashes)
+    total = len(set(hashes).difference(known))
     embedder = parts.models.embedder(base.embedding_model)
-    pending = list(todo.items())
     batch_size = max(1, parts.embed_batch_size)
     ctx.progress(item.id, ItemPhase.EMBEDDING, 0.0)
-    for start in range(0, len(pending), batch_size):
+    done = 0
+    for batch in _unknown_batches(got.texts(), hashes, set(known), batch_size):
         ctx.raise_if_cancelled(item.id)
-        batch = pending[start : start + batch_size]
-        try:
-            got = np.asarray(embedder.embed([t for _, t in batch]), dtype=np.float32)
-        except ProviderError as exc:
-            if exc.retryable:
-                raise RetryableFailure(exc.code, exc.message) from exc
-            raise ItemFailure(exc.code, exc.message) from exc
-        if got.ndim != 2 or got.shape[0] != len(batch):
-            raise ItemFailure(
-                ErrorCode.EMBEDDING_FAILED, "the embedding provider returned a malformed reply"
-            )
-        if got.shape[1] != base.dimensions:
-            raise ItemFailure(
-                ErrorCode.EMBEDDING_FAILED,
-                f"the embedding model returned {got.shape[1]}-dimensional vectors but this base "
-                f"uses {base.dimensions}; restore the base to switch models",
-            )
-        for (h, _), vec in zip(batch, got, strict=True):
+        vectors = _embed_batch(embedder.embed, [t for _, t in batch], base.dimensions)
+        for (h, _), vec in zip(batch, vectors, strict=True):
             known[h] = vec
-        done = min(start + batch_size, len(pending))
-        ctx.progress(item.id, ItemPhase.EMBEDDING, 100.0 * done / len(pending))
-    return np.stack([known[r.text_hash] for r in records]).astype(np.float32, copy=False)
+        done += len(batch)
+        ctx.progress(item.id, ItemPhase.EMBEDDING, 100.0 * done / total)
+    return np.stack([known[h] for h in hashes]).astype(np.float32, copy=False)
+
+
+def _unknown_batches(
+    texts: Iterator[str], hashes: list[str], known: set[str], batch_size: int
+) -> Iterator[list[tuple[str, str]]]:
+    """(hash, text) of each text not yet known, each once, in batches of batch_size."""
+    seen = set(known)
+    batch: list[tuple[str, str]] = []
+    for h, text in zip(hashes, texts, strict=True):
+        if h in seen:
+            continue
+        seen.add(h)
+        batch.append((h, text))
+        if len(batch) >= batch_size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _embed_batch(embed: Callable[[list[str]], object], texts: list[str], dims: int) -> FloatMatrix:
+    try:
+        got = np.asarray(embed(texts), dtype=np.float32)
+    except ProviderError as exc:
+        if exc.retryable:
+            raise RetryableFailure(exc.code, exc.message) from exc
+        raise ItemFailure(exc.code, exc.message) from exc
+    if got.ndim != 2 or got.shape[0] != len(texts):
+        raise ItemFailure(
+            ErrorCode.EMBEDDING_FAILED, "the embedding provider returned a malformed reply"
+        )
+    if got.shape[1] != dims:
+        raise ItemFailure(
+            ErrorCode.EMBEDDING_FAILED,
+            f"the embedding model returned {got.shape[1]}-dimensional vectors but this base "
+            f"uses {dims}; restore the base to switch models",
+        )
+    return got

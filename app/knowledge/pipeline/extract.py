@@ -1,18 +1,39 @@
-"""File -> text -> chunks, as one pure function that can run in a worker process.
+"""File -> text -> chunks, as pure functions that can run in a worker process.
 
 Parsing documents and chunking their text is CPU-bound Python; running it in worker
 processes uses every core (threads would share one interpreter lock) and keeps a crashing
 or runaway parser away from the application.
+
+`extract_to_file` is what indexing uses: the worker writes the text to a file and returns
+only the chunks' spans, so no copy of a big text ever crosses the process boundary, and a
+plain text or Markdown file is read, written and chunked a few megabytes at a time.
 """
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from app.knowledge.pipeline.indexing.chunker import Chunk, chunk_text
+from app.knowledge.pipeline.indexing.spans import Spans, add_spans
 from app.knowledge.pipeline.readers.errors import ReaderError
-from app.knowledge.pipeline.readers.registry import read_document
+from app.knowledge.pipeline.readers.registry import (
+    TITLE_HEAD_CHARS,
+    Document,
+    NotUtf8Error,
+    TextStream,
+    read_document,
+    read_document_stream,
+)
+
+# A text longer than this is chunked a segment at a time, each segment cut at a paragraph,
+# line or word boundary: the chunker's working memory is a few times its input, and this
+# keeps it to tens of megabytes whatever the file. No chunk spans two segments, so a text
+# of at most this many characters is chunked exactly as chunk_text chunks it whole.
+SEGMENT_CHARS = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,3 +65,117 @@ def extract_file(path: str, max_bytes: int, size: int, overlap: int) -> Extracte
     except ReaderError as exc:
         return ExtractFailure(str(exc.code), exc.message)
     return chunk_document(doc.text, doc.title, tuple(doc.page_starts), size, overlap)
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractedFile:
+    """A document whose text a worker wrote to a file (UTF-8, no newline translation).
+
+    `spans` holds each chunk's (start, end, token_count), flattened; the chunk texts are
+    read back from the file (see indexing.spans).
+    """
+
+    title: str
+    page_starts: tuple[int, ...]
+    char_count: int
+    spans: Spans
+
+
+def extract_to_file(
+    path: str, max_bytes: int, size: int, overlap: int, out: str
+) -> ExtractedFile | ExtractFailure:
+    """Read a file with its reader, write its text to `out` (which exists) and chunk it."""
+    try:
+        with open(out, "r+", encoding="utf-8", newline="") as sink:
+            try:
+                return _extract_streamed(Path(path), max_bytes, size, overlap, sink)
+            except NotUtf8Error:
+                sink.seek(0)
+                sink.truncate()
+                doc = read_document(Path(path), max_bytes=max_bytes)
+                return _write_document(doc, size, overlap, sink)
+    except ReaderError as exc:
+        return ExtractFailure(str(exc.code), exc.message)
+
+
+def chunk_spans(text: str, size: int, overlap: int) -> Spans:
+    """The spans of a text's chunks, as extract_to_file chunks a text (segment by segment)."""
+    spans: Spans = array("q")
+    _chunk_segments(_segments([text], SEGMENT_CHARS), size, overlap, spans, None)
+    return spans
+
+
+def _extract_streamed(
+    path: Path, max_bytes: int, size: int, overlap: int, sink: TextIO
+) -> ExtractedFile:
+    got = read_document_stream(path, max_bytes=max_bytes)
+    if isinstance(got, Document):
+        return _write_document(got, size, overlap, sink)
+    return _write_stream(got, size, overlap, sink)
+
+
+def _write_document(doc: Document, size: int, overlap: int, sink: TextIO) -> ExtractedFile:
+    spans: Spans = array("q")
+    count = _chunk_segments(_segments([doc.text], SEGMENT_CHARS), size, overlap, spans, sink)
+    return ExtractedFile(doc.title, tuple(doc.page_starts), count, spans)
+
+
+def _write_stream(stream: TextStream, size: int, overlap: int, sink: TextIO) -> ExtractedFile:
+    head: list[str] = []
+
+    def keep_head(pieces: Iterator[str]) -> Iterator[str]:
+        # The title comes from the text's start, seen as it streams by.
+        kept = 0
+        for piece in pieces:
+            if kept < TITLE_HEAD_CHARS:
+                head.append(piece[: TITLE_HEAD_CHARS - kept])
+                kept += len(head[-1])
+            yield piece
+
+    spans: Spans = array("q")
+    segments = _segments(keep_head(stream.pieces), SEGMENT_CHARS)
+    count = _chunk_segments(segments, size, overlap, spans, sink)
+    return ExtractedFile(stream.title("".join(head)), (), count, spans)
+
+
+def _chunk_segments(
+    segments: Iterable[str], size: int, overlap: int, spans: Spans, sink: TextIO | None
+) -> int:
+    """Chunk each segment into `spans` (offsets into the whole text), write it to `sink`;
+    returns the text's length in characters."""
+    offset = 0
+    for segment in segments:
+        if sink is not None:
+            sink.write(segment)
+        add_spans(spans, chunk_text(segment, size, overlap), offset)
+        offset += len(segment)
+    return offset
+
+
+def _segments(pieces: Iterable[str], limit: int) -> Iterator[str]:
+    """The text the pieces make, re-cut into segments of at most `limit` characters.
+
+    Each cut falls after a blank line, else a line break, else a space or tab, in the
+    segment's second half; only a text without any of them there is cut at the limit.
+    A text of at most `limit` characters is one segment, itself.
+    """
+    buffer, pos = "", 0
+    for piece in pieces:
+        buffer = buffer[pos:] + piece if pos or buffer else piece
+        pos = 0
+        while len(buffer) - pos > limit:
+            cut = _cut(buffer, pos, pos + limit)
+            yield buffer[pos:cut]
+            pos = cut
+    if pos < len(buffer):
+        yield buffer[pos:] if pos else buffer
+
+
+def _cut(text: str, start: int, limit: int) -> int:
+    """Where to end the segment text[start:...] at the latest at `limit`."""
+    low = start + (limit - start) // 2
+    for separator in ("\n\n", "\n", " ", "\t"):
+        at = text.rfind(separator, low, limit)
+        if at >= 0:
+            return at + len(separator)
+    return limit

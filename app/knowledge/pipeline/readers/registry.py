@@ -2,35 +2,45 @@
 
 `read_document` is the reader boundary: whatever goes wrong inside a parser, the only
 exception that leaves it is ReaderError, with an item error code and a human message.
+
+The parsers of binary formats (pypdf, python-docx, python-pptx, openpyxl, lxml) are
+imported on first use, not with this module: every reader worker imports the registry,
+and tens of megabytes of libraries per worker for formats it may never see are memory
+the whole machine pays for.
 """
 
 from __future__ import annotations
 
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from app.knowledge.pipeline.readers.archive import DEFAULT_ZIP_LIMITS, ZipLimits
 from app.knowledge.pipeline.readers.code import CODE_EXTENSIONS
 from app.knowledge.pipeline.readers.document import Document, describe, human_size, page_at
-from app.knowledge.pipeline.readers.epub import read_epub
 from app.knowledge.pipeline.readers.errors import ReaderError
-from app.knowledge.pipeline.readers.html import decode_html, html_to_markdown
-from app.knowledge.pipeline.readers.office import read_docx, read_pptx, read_xlsx
-from app.knowledge.pipeline.readers.pdf import read_pdf
 from app.knowledge.pipeline.readers.structured import delimited_to_markdown, json_to_text
-from app.knowledge.pipeline.readers.text import decode_text, markdown_title
+from app.knowledge.pipeline.readers.text import (
+    NotUtf8Error,
+    decode_stream,
+    decode_text,
+    markdown_title,
+)
 from app.knowledge.types import ErrorCode
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "SUPPORTED_EXTENSIONS",
     "Document",
+    "NotUtf8Error",
+    "TextStream",
     "ZipLimits",
     "is_supported",
     "page_at",
     "read_document",
+    "read_document_stream",
 ]
 
 TEXT_EXTENSIONS = frozenset({".txt", ".text", ".log"})
@@ -59,31 +69,63 @@ _PathReader = Callable[[Path, _Options], Document]
 _TextReader = Callable[[Path, str], Document]
 
 
+# The title of a text streamed in pieces comes from its first this many characters.
+TITLE_HEAD_CHARS = 4096
+_STREAM_BLOCK_BYTES = 1024 * 1024
+
+_Titler = Callable[[Path, str], str]
+
+
 @dataclass(frozen=True, slots=True)
 class _Format:
     kind: str  # how messages name the file: "the {kind} is damaged"
     binary: bool
     read: _PathReader
+    # Set for formats whose text is the file's decoded bytes unchanged: they can be
+    # streamed; the title is taken from the first TITLE_HEAD_CHARS of the text.
+    title: _Titler | None = None
 
 
-def _text_format(kind: str, convert: _TextReader) -> _Format:
+@dataclass(frozen=True, slots=True)
+class TextStream:
+    """A text read in pieces; joined, they are exactly read_document's text.
+
+    Iterating `pieces` raises ReaderError (or NotUtf8Error: read the file whole then) and
+    nothing else; `title` takes the text's first TITLE_HEAD_CHARS characters.
+    """
+
+    pieces: Iterator[str]
+    title: Callable[[str], str]
+
+
+def _text_format(kind: str, convert: _TextReader, title: _Titler | None = None) -> _Format:
     """A format read as bytes, decoded once (the bytes are dropped before parsing)."""
 
     def read(path: Path, options: _Options) -> Document:
         return convert(path, decode_text(_read_bytes(path, options.max_bytes)))
 
-    return _Format(kind=kind, binary=False, read=read)
+    return _Format(kind=kind, binary=False, read=read, title=title)
+
+
+def _plain_title(path: Path, head: str) -> str:
+    return path.stem
+
+
+def _markdown_title(path: Path, head: str) -> str:
+    return markdown_title(head) or path.stem
 
 
 def _read_plain(path: Path, text: str) -> Document:
-    return Document(text=text, title=path.stem)
+    return Document(text=text, title=_plain_title(path, text))
 
 
 def _read_markdown(path: Path, text: str) -> Document:
-    return Document(text=text, title=markdown_title(text) or path.stem)
+    return Document(text=text, title=_markdown_title(path, text))
 
 
 def _read_html(path: Path, options: _Options) -> Document:
+    from app.knowledge.pipeline.readers.html import decode_html, html_to_markdown
+
     text = decode_html(_read_bytes(path, options.max_bytes))
     markdown, title = html_to_markdown(text)
     del text
@@ -106,6 +148,36 @@ def _read_json_lines(path: Path, text: str) -> Document:
     return Document(text=json_to_text(text, lines=True), title=path.stem)
 
 
+def _read_pdf(path: Path, options: _Options) -> Document:
+    from app.knowledge.pipeline.readers.pdf import read_pdf
+
+    return read_pdf(path)
+
+
+def _read_docx(path: Path, options: _Options) -> Document:
+    from app.knowledge.pipeline.readers.office import read_docx
+
+    return read_docx(path, options.zip_limits)
+
+
+def _read_pptx(path: Path, options: _Options) -> Document:
+    from app.knowledge.pipeline.readers.office import read_pptx
+
+    return read_pptx(path, options.zip_limits)
+
+
+def _read_xlsx(path: Path, options: _Options) -> Document:
+    from app.knowledge.pipeline.readers.office import read_xlsx
+
+    return read_xlsx(path, options.zip_limits)
+
+
+def _read_epub(path: Path, options: _Options) -> Document:
+    from app.knowledge.pipeline.readers.epub import read_epub
+
+    return read_epub(path, options.zip_limits)
+
+
 def _formats() -> dict[str, _Format]:
     table: dict[str, _Format] = {}
 
@@ -113,22 +185,19 @@ def _formats() -> dict[str, _Format]:
         for extension in extensions:
             table[extension] = fmt
 
-    add(CODE_EXTENSIONS, _text_format("source file", _read_plain))
-    add(TEXT_EXTENSIONS, _text_format("text file", _read_plain))
-    add(MARKDOWN_EXTENSIONS, _text_format("Markdown file", _read_markdown))
+    add(CODE_EXTENSIONS, _text_format("source file", _read_plain, _plain_title))
+    add(TEXT_EXTENSIONS, _text_format("text file", _read_plain, _plain_title))
+    add(MARKDOWN_EXTENSIONS, _text_format("Markdown file", _read_markdown, _markdown_title))
     add(CSV_EXTENSIONS, _text_format("CSV file", _read_csv))
     add(TSV_EXTENSIONS, _text_format("TSV file", _read_tsv))
     add(JSON_EXTENSIONS, _text_format("JSON file", _read_json))
     add(JSON_LINES_EXTENSIONS, _text_format("JSON Lines file", _read_json_lines))
     add(HTML_EXTENSIONS, _Format("HTML page", False, _read_html))
-    add(PDF_EXTENSIONS, _Format("PDF", True, lambda p, o: read_pdf(p)))
-    add(DOCX_EXTENSIONS, _Format("Word document", True, lambda p, o: read_docx(p, o.zip_limits)))
-    add(
-        PPTX_EXTENSIONS,
-        _Format("PowerPoint presentation", True, lambda p, o: read_pptx(p, o.zip_limits)),
-    )
-    add(XLSX_EXTENSIONS, _Format("Excel workbook", True, lambda p, o: read_xlsx(p, o.zip_limits)))
-    add(EPUB_EXTENSIONS, _Format("EPUB book", True, lambda p, o: read_epub(p, o.zip_limits)))
+    add(PDF_EXTENSIONS, _Format("PDF", True, _read_pdf))
+    add(DOCX_EXTENSIONS, _Format("Word document", True, _read_docx))
+    add(PPTX_EXTENSIONS, _Format("PowerPoint presentation", True, _read_pptx))
+    add(XLSX_EXTENSIONS, _Format("Excel workbook", True, _read_xlsx))
+    add(EPUB_EXTENSIONS, _Format("EPUB book", True, _read_epub))
     return table
 
 
@@ -153,6 +222,37 @@ def read_document(
     READ_FAILED when it is damaged, encrypted, binary or a zip bomb. An empty file gives an
     empty text, which the caller reports as EMPTY_INDEXABLE_TEXT.
     """
+    fmt = _format_of(path)
+    if _checked_size(path, max_bytes) == 0:
+        return Document(text="", title=path.stem)
+    with _reader_errors(path, fmt):
+        return fmt.read(path, _Options(max_bytes=max_bytes, zip_limits=zip_limits))
+
+
+def read_document_stream(
+    path: Path,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    zip_limits: ZipLimits = DEFAULT_ZIP_LIMITS,
+) -> Document | TextStream:
+    """Like read_document, but a plain text or Markdown file comes as a TextStream.
+
+    Such a file's text is never whole in memory: a file of hundreds of megabytes is read
+    in megabyte blocks. Other formats are read whole, as their parsers need.
+    """
+    fmt = _format_of(path)
+    if fmt.title is None:
+        return read_document(path, max_bytes=max_bytes, zip_limits=zip_limits)
+    if _checked_size(path, max_bytes) == 0:
+        return Document(text="", title=path.stem)
+    titler = fmt.title
+    return TextStream(
+        pieces=_guarded(path, fmt, decode_stream(_byte_blocks(path, max_bytes))),
+        title=lambda head: titler(path, head),
+    )
+
+
+def _format_of(path: Path) -> _Format:
     suffix = path.suffix.lower()
     fmt = _FORMATS.get(suffix)
     if fmt is None:
@@ -160,11 +260,20 @@ def read_document(
             ErrorCode.UNSUPPORTED_FILE_TYPE,
             f"files of type {suffix or '(none)'!r} are not supported",
         )
-    if _checked_size(path, max_bytes) == 0:
-        return Document(text="", title=path.stem)
+    return fmt
+
+
+def _guarded(path: Path, fmt: _Format, pieces: Iterator[str]) -> Iterator[str]:
+    with _reader_errors(path, fmt):
+        yield from pieces
+
+
+@contextmanager
+def _reader_errors(path: Path, fmt: _Format) -> Iterator[None]:
+    """Whatever a parser raises leaves as a ReaderError (NotUtf8Error is the caller's)."""
     try:
-        return fmt.read(path, _Options(max_bytes=max_bytes, zip_limits=zip_limits))
-    except ReaderError:
+        yield
+    except (ReaderError, NotUtf8Error):
         raise
     except (FileNotFoundError, NotADirectoryError) as exc:
         raise _missing(path) from exc
@@ -214,6 +323,16 @@ def _read_bytes(path: Path, max_bytes: int) -> bytes:
     if len(data) > max_bytes:  # it grew after the size check
         raise _too_large(len(data), max_bytes)
     return data
+
+
+def _byte_blocks(path: Path, max_bytes: int) -> Iterator[bytes]:
+    read = 0
+    with path.open("rb") as handle:
+        while block := handle.read(_STREAM_BLOCK_BYTES):
+            read += len(block)
+            if read > max_bytes:  # it grew after the size check
+                raise _too_large(read, max_bytes)
+            yield block
 
 
 def _too_large(size: int, max_bytes: int) -> ReaderError:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -228,15 +228,16 @@ class IndexStore:
         relative_path: str,
         title: str,
         char_count: int,
-        chunks: Sequence[ChunkRecord],
+        chunks: Iterable[ChunkRecord],
         vectors: FloatMatrix | None = None,
         content_hash: str | None = None,
     ) -> list[int]:
-        """Replace an item's material, chunks, FTS rows and vectors in one transaction."""
-        if vectors is not None and len(vectors) != len(chunks):
-            raise ValueError("one vector per chunk is required")
+        """Replace an item's material, chunks, FTS rows and vectors in one transaction.
+
+        `chunks` may be a stream: it is consumed once, inside the transaction, and no list
+        of its texts is built, so a material's size does not set the memory it needs.
+        """
         title_tokens = index_text(title)
-        body_tokens = [index_text(c.text) for c in chunks]
         with self._write_lock:
             with db.write_transaction(self._writer):
                 # Read under the write lock: another process may have written meanwhile.
@@ -249,7 +250,7 @@ class IndexStore:
                 )
                 material_id = self._writer.last_insert_rowid()
                 chunk_ids: list[int] = []
-                for seq, (chunk, tokens) in enumerate(zip(chunks, body_tokens, strict=True)):
+                for seq, chunk in enumerate(chunks):
                     self._writer.execute(
                         "INSERT INTO chunks (material_id, item_id, seq, char_start, char_end, "
                         "token_count, text, text_hash, page) VALUES (?,?,?,?,?,?,?,?,?)",
@@ -269,8 +270,10 @@ class IndexStore:
                     chunk_ids.append(chunk_id)
                     self._writer.execute(
                         "INSERT INTO chunks_fts (rowid, body, title) VALUES (?,?,?)",
-                        (chunk_id, tokens, title_tokens),
+                        (chunk_id, index_text(chunk.text), title_tokens),
                     )
+                if vectors is not None and len(vectors) != len(chunk_ids):
+                    raise ValueError("one vector per chunk is required")
                 if vectors is not None and len(chunk_ids):
                     self._check_dimensions(vectors.shape[1])
                     self._writer.executemany(
