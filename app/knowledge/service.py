@@ -19,12 +19,17 @@ from app.knowledge import doctor as integrity
 from app.knowledge.catalog import Catalog
 from app.knowledge.jobs import recovery, runner
 from app.knowledge.jobs.context import EngineParts, JobContext, ProgressCallback
-from app.knowledge.jobs.errors import storage_failure
+from app.knowledge.jobs.errors import index_corrupt, storage_failure
 from app.knowledge.jobs.extraction import Extraction, shared_pool
 from app.knowledge.layout import DataLayout
 from app.knowledge.locks import KeyedMutex
 from app.knowledge.materials import CONTAINER_TYPES
-from app.knowledge.pipeline.store.index_store import IndexStore, MaterialInfo, StoredChunk
+from app.knowledge.pipeline.store.index_store import (
+    CORRUPTION_ERRORS,
+    IndexStore,
+    MaterialInfo,
+    StoredChunk,
+)
 from app.knowledge.pipeline.store.registry import StoreRegistry
 from app.knowledge.provider_errors import provider_failure
 from app.knowledge.types import (
@@ -365,21 +370,24 @@ class KnowledgeService:
         benchmarks only; callers leave them alone and get the derived mode.
         """
         base = self.catalog.require_base(base_id)
-        store = self._store_if_exists(base)
-        effective = mode or query.derive_mode(base)
-        embedder = self._embedder(base) if effective is not SearchMode.BM25 else None
-        reranker = self._reranker(base) if base.rerank_model else None
-        return query.search(
-            base,
-            text,
-            store=store,
-            items=self.catalog.get_items,
-            embedder=embedder,
-            reranker=reranker,
-            top_k=top_k,
-            mode=mode,
-            fusion=fusion,
-        )
+        try:
+            store = self._store_if_exists(base)
+            effective = mode or query.derive_mode(base)
+            embedder = self._embedder(base) if effective is not SearchMode.BM25 else None
+            reranker = self._reranker(base) if base.rerank_model else None
+            return query.search(
+                base,
+                text,
+                store=store,
+                items=self.catalog.get_items,
+                embedder=embedder,
+                reranker=reranker,
+                top_k=top_k,
+                mode=mode,
+                fusion=fusion,
+            )
+        except CORRUPTION_ERRORS as exc:
+            raise index_corrupt(base, exc) from exc
 
     def _embedder(self, base: Base) -> Embedder | None:
         if not base.embedding_model:

@@ -6,7 +6,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from app.knowledge.pipeline.store.index_store import IndexStore, index_path
+from app.knowledge.pipeline.store.index_store import IndexStore, build_fresh, index_path, swap_in
 
 
 class StoreRegistry:
@@ -42,6 +42,22 @@ class StoreRegistry:
             store = IndexStore(path, create=False)
             self._stores[base_id] = store
             return store
+
+    def replace_with_fresh(self, base_id: str, dimensions: int | None) -> None:
+        """Swap an empty index in for the base's (restore: however damaged the old one is).
+
+        Other processes notice the new file by its identity and reopen; this process's
+        store is closed and reopened on next use.
+        """
+        base_dir = self._base_dir(base_id)
+        if not base_dir.is_dir():
+            raise FileNotFoundError(f"the folder of knowledge base {base_id} is gone")
+        path = index_path(base_dir)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fresh = build_fresh(path, dimensions)
+        self.close(base_id)
+        with self._lock:
+            swap_in(fresh, path)
 
     def close(self, base_id: str) -> None:
         with self._lock:
