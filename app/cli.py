@@ -533,7 +533,8 @@ def _non_negative(value: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="trove", description="Trove knowledge bases from the command line. Without a command, trove opens the desktop window (options: --home, --lang, --screenshot PATH, --self-test)."
+        prog="trove",
+        description="Trove knowledge bases from the command line. Without a command, trove opens the desktop window (options: --home, --lang, --screenshot PATH, --self-test).",
     )
     parser.add_argument("--version", action="version", version=f"trove {__version__}")
     parser.add_argument(

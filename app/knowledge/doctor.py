@@ -67,7 +67,8 @@ REPAIRED_MESSAGE = (
 class Code(StrEnum):
     """Stable problem codes (shown by `trove doctor`, matched by tests and scripts)."""
 
-    SQLITE_CORRUPT = "SQLITE_CORRUPT"  # PRAGMA integrity_check failed or the file is unreadable
+    SQLITE_CORRUPT = "SQLITE_CORRUPT"  # the catalog failed PRAGMA integrity_check or is unreadable
+    INDEX_CORRUPT = "INDEX_CORRUPT"  # a base's index is damaged or unreadable: restore rebuilds it
     FTS_CORRUPT = "FTS_CORRUPT"  # FTS5 'integrity-check' failed
     FTS_MISMATCH = "FTS_MISMATCH"  # chunk ids and FTS rowids differ
     MISSING_MATERIAL = "MISSING_MATERIAL"  # completed item without a material row
@@ -392,21 +393,12 @@ def _index_snapshot(parts: EngineParts, base: Base, found: _Findings) -> IndexSn
             return IndexSnapshot([], [], set(), None)
         errors = store.integrity_check()
         if errors:
-            found.add(
-                Code.SQLITE_CORRUPT,
-                base.id,
-                None,
-                f"index {store.path}: {_first(errors)}; restore the base (trove restore) "
-                "or delete it and add its sources again",
-                repairable=False,
-            )
+            _index_corrupt(found, base, f"index {store.path}: {_first(errors)}")
             return None
         snapshot = store.integrity_snapshot()
         fts_errors = store.fts_integrity_check()
     except apsw.Error as exc:
-        found.add(
-            Code.SQLITE_CORRUPT, base.id, None, f"the index cannot be read: {exc}", repairable=False
-        )
+        _index_corrupt(found, base, f"the index cannot be read: {exc}")
         return None
     found.index_usable = True
     if fts_errors:
@@ -415,6 +407,16 @@ def _index_snapshot(parts: EngineParts, base: Base, found: _Findings) -> IndexSn
             Code.FTS_CORRUPT, base.id, None, f"full-text index check failed: {_first(fts_errors)}"
         )
     return snapshot
+
+
+def _index_corrupt(found: _Findings, base: Base, detail: str) -> None:
+    found.add(
+        Code.INDEX_CORRUPT,
+        base.id,
+        None,
+        f"{detail}; rebuild it from the base's own copies: trove restore {base.id}",
+        repairable=False,
+    )
 
 
 def _check_index(

@@ -694,7 +694,7 @@ def build_fresh(path: Path, dimensions: int | None) -> Path:
             store.close()  # the last connection checkpoints the WAL into the file
         _fsync_file(fresh)
     except BaseException:
-        for leftover in _sidecars(fresh) + [fresh]:
+        for leftover in [*_sidecars(fresh), fresh]:
             leftover.unlink(missing_ok=True)
         raise
     return fresh
