@@ -20,15 +20,18 @@ from typing import Any, TextIO
 import apsw
 
 from app import __version__
+from app.knowledge.db import catalog_readable
 from app.knowledge.doctor import Problem
 from app.knowledge.ingestion import OnConflict
 from app.knowledge.jobs.errors import storage_failure
-from app.knowledge.layout import HOME_ENV, resolve_home
+from app.knowledge.layout import HOME_ENV, DataLayout, resolve_home
 from app.knowledge.materials import CONTAINER_TYPES
+from app.knowledge.pipeline.store.index_store import CORRUPTION_ERRORS
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import (
     RUNNING_STATUSES,
     Base,
+    ErrorCode,
     Item,
     ItemPhase,
     ItemStatus,
@@ -722,6 +725,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     home = resolve_home(args.home)
     try:
         svc = KnowledgeService(home)
+    except CORRUPTION_ERRORS as exc:
+        return _damaged(exc, home, catalog=True)
     except (OSError, apsw.Error) as exc:
         return _storage_error(exc, home)
     try:
@@ -729,6 +734,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TroveError as exc:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
         return EXIT_FAILED
+    except CORRUPTION_ERRORS as exc:
+        return _damaged(exc, home, catalog=not catalog_readable(svc.layout.catalog_path))
     except (OSError, apsw.Error) as exc:
         return _storage_error(exc, home)
     except KeyboardInterrupt:
@@ -736,6 +743,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     finally:
         svc.close()
+
+
+def _damaged(exc: apsw.Error, home: Path, *, catalog: bool) -> int:
+    """A damaged database is said in one line with the way out, never as a traceback."""
+    if catalog:
+        code, what = ErrorCode.CATALOG_DAMAGED, f"the catalog {DataLayout(home).catalog_path}"
+    else:
+        code, what = ErrorCode.INDEX_CORRUPT, "an index"
+    print(
+        f"error: {code}: {what} is damaged ({exc}); run trove doctor to see what and how to "
+        f"repair it (data folder: {home})",
+        file=sys.stderr,
+    )
+    return EXIT_FAILED
 
 
 def _storage_error(exc: OSError | apsw.Error, home: Path) -> int:

@@ -34,6 +34,18 @@ def connect(path: Path, *, create: bool = True, vectors: bool = False) -> apsw.C
     return conn
 
 
+def catalog_readable(path: Path) -> bool:
+    """Whether the database at `path` opens and passes SQLite's quick check (read-only)."""
+    try:
+        conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+        try:
+            return [str(r[0]) for r in conn.execute("PRAGMA quick_check")] == ["ok"]
+        finally:
+            conn.close()
+    except apsw.Error:
+        return False
+
+
 @contextmanager
 def write_transaction(conn: apsw.Connection) -> Iterator[None]:
     """A transaction that takes SQLite's write lock up front (`BEGIN IMMEDIATE`).

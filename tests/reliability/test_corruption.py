@@ -22,8 +22,12 @@ import apsw
 import pytest
 
 from app import cli
+from app.knowledge.jobs.extraction import InlineExtraction
 from app.knowledge.layout import DataLayout
 from app.knowledge.pipeline.store.index_store import index_path
+from app.knowledge.service import KnowledgeService
+from app.knowledge.types import ItemStatus, ItemType
+from tests.fakes import FakeModels
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = 24
@@ -69,7 +73,8 @@ def completed_leaves(home: Path) -> int:
     conn = apsw.Connection(str(DataLayout(home).catalog_path), flags=apsw.SQLITE_OPEN_READONLY)
     try:
         row = conn.execute(
-            "SELECT count(*) FROM items WHERE status = 'completed' AND type != 'directory'"
+            "SELECT count(*) FROM items WHERE status = 'completed' AND type != 'directory' "
+            "AND base_id IN (SELECT id FROM bases)"
         ).fetchone()
     finally:
         conn.close()
@@ -177,3 +182,86 @@ def test_a_lost_wal_is_reported_and_restore_brings_the_note_back(
     ok(trove(home, "doctor"))
     assert_found(home, "walrus", "Late note")
     assert_found(home, "marker3", "Document 3")
+
+
+def damage_catalog_rows(home: Path) -> tuple[str, str]:
+    """Rows the schema forbids: an unknown base and item status, an item of a base that
+    does not exist, and queued jobs of an unknown kind and with a malformed payload (its
+    item left processing, as a job in flight leaves it). Returns the two damaged items."""
+    conn = apsw.Connection(str(DataLayout(home).catalog_path))
+    try:
+        conn.execute("PRAGMA foreign_keys=OFF")
+        conn.execute("PRAGMA ignore_check_constraints=ON")
+        ids = [
+            str(r[0]) for r in conn.execute("SELECT id FROM items WHERE type = 'file' ORDER BY id")
+        ]
+        zombie, stuck = ids[0], ids[1]
+        conn.execute("UPDATE bases SET status = 'weird'")
+        conn.execute("UPDATE items SET status = 'zombie' WHERE id = ?", (zombie,))
+        conn.execute("UPDATE items SET status = 'processing' WHERE id = ?", (stuck,))
+        conn.execute(
+            "INSERT INTO items (id, base_id, type, source, title, status, created_at, updated_at) "
+            "VALUES ('orphan1', 'ghost-base', 'note', 'note', 'Ghost', 'completed', 0, 0)"
+        )
+        (base_id,) = conn.execute("SELECT id FROM bases").fetchone()
+        conn.execute(
+            "INSERT INTO jobs (kind, base_id, item_id, payload, created_at, updated_at) "
+            "VALUES ('frobnicate', ?, ?, '{}', 0, 0), ('index-documents', ?, ?, 'not json{', 0, 0)",
+            (base_id, zombie, base_id, stuck),
+        )
+    finally:
+        conn.close()
+    return zombie, stuck
+
+
+def test_garbage_catalog_rows_are_reported_repaired_and_restored(home: Path) -> None:
+    damage_catalog_rows(home)
+    before = completed_leaves(home)
+    assert before == DOCS - 2
+
+    listed = ok(trove(home, "base", "list"))
+    assert "kb" in listed.stdout and "failed" in listed.stdout
+    doctor = trove(home, "doctor")
+    assert doctor.returncode == cli.EXIT_FAILED
+    assert "Traceback" not in doctor.stderr, doctor.stderr
+    for code in ("BAD_BASE_ROW", "BAD_ITEM_ROW", "ORPHAN_ITEM", "BAD_JOB"):
+        assert code in doctor.stdout, doctor.stdout
+
+    ok(trove(home, "doctor", "--repair"))
+    assert completed_leaves(home) >= before
+    ok(trove(home, "restore", "kb"))
+    assert completed_leaves(home) == DOCS
+    ok(trove(home, "doctor"))
+    assert_found(home, "marker5", "Document 5")
+
+
+def test_the_runner_fails_a_job_of_unknown_kind_or_bad_payload_instead_of_crashing(
+    tmp_path: Path,
+) -> None:
+    svc = KnowledgeService(tmp_path / "home", models=FakeModels(), extraction=InlineExtraction())
+    try:
+        base = svc.create_base("kb")
+        svc.add(base.id, [write_docs(tmp_path / "docs", 2)])
+        svc.run_pending_jobs(base.id)
+        conn = apsw.Connection(str(svc.layout.catalog_path))
+        try:
+            items = [i for i in svc.list_items(base.id) if i.type is ItemType.FILE]
+            conn.execute(
+                "UPDATE items SET status = 'processing' WHERE id IN (?, ?)",
+                (items[0].id, items[1].id),
+            )
+            conn.execute(
+                "INSERT INTO jobs (kind, base_id, item_id, payload, created_at, updated_at) "
+                "VALUES ('frobnicate', ?, ?, '{}', 0, 0), ('index-documents', ?, ?, '[1,', 0, 0)",
+                (base.id, items[0].id, base.id, items[1].id),
+            )
+        finally:
+            conn.close()
+        assert svc.run_pending_jobs(base.id) == 2
+        for item in items:
+            got = svc.get_item(item.id)
+            assert got is not None and got.status is ItemStatus.FAILED, got
+            assert got.error_message and "reindex" in got.error_message
+        assert {j.status for j in svc.catalog.list_jobs(base.id)} == {"failed"}
+    finally:
+        svc.close()

@@ -19,7 +19,7 @@ from app.knowledge.jobs.errors import (
     RetryableFailure,
     storage_failure,
 )
-from app.knowledge.jobs.kinds import POLICIES, JobKind, Recovery
+from app.knowledge.jobs.kinds import JobKind, Recovery, policy_for
 from app.knowledge.jobs.owner import current_owner
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.types import ErrorCode, ItemStatus
@@ -40,10 +40,15 @@ def run_job(ctx: JobContext, job: Job, *, clock: Callable[[], float] = time.time
     """Run a claimed job; returns the job's new status (done, failed or queued for retry)."""
     catalog = ctx.parts.catalog
     handler = HANDLERS.get(job.kind)
-    if handler is None:
-        catalog.finish_job(job.id, "failed", f"no handler for job kind {job.kind!r}")
+    damage = _unrunnable(job, handler is not None)
+    if damage is not None:
+        # A damaged job row fails its item with a message, never the runner.
+        log.error("job %s cannot run: %s", job.id, damage)
+        _fail_item(ctx, job, ErrorCode.READ_FAILED, f"{damage}; reindex the item")
+        catalog.finish_job(job.id, "failed", damage)
         return "failed"
-    policy = POLICIES[JobKind(job.kind)]
+    assert handler is not None
+    policy = policy_for(job.kind)
     try:
         handler(ctx, job)
     except JobCancelled as exc:
@@ -80,6 +85,13 @@ def run_job(ctx: JobContext, job: Job, *, clock: Callable[[], float] = time.time
         return "done"
     catalog.finish_job(job.id, "failed", "item failed")
     return "failed"
+
+
+def _unrunnable(job: Job, has_handler: bool) -> str | None:
+    """Why a job row cannot run (unknown kind, unreadable payload), or None."""
+    if not has_handler:
+        return f"unknown job kind {job.kind!r}"
+    return job.payload_error
 
 
 def _cancelled(ctx: JobContext, job: Job, recovery: Recovery, reason: CancelReason) -> str:
