@@ -280,10 +280,12 @@ class Catalog:
     """Writes go through one connection under a lock; reads outside a write use a
     connection per thread, so in WAL mode the GUI and many workers read without waiting."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = db.connect(path)
+        self.read_only = read_only
+        if not read_only:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = db.connect(path, create=not read_only, read_only=read_only)
         self._lock = threading.RLock()
         self._local = threading.local()
         self._readers: dict[int, apsw.Connection] = {}
@@ -318,7 +320,7 @@ class Catalog:
         ident = threading.get_ident()
         conn = self._readers.get(ident)
         if conn is None:
-            conn = db.connect(self.path, create=False)
+            conn = db.connect(self.path, create=False, read_only=self.read_only)
             with self._lock:
                 self._readers[ident] = conn
         return conn

@@ -245,7 +245,7 @@ def _bases(parts: EngineParts, base_id: str | None) -> list[Base]:
 def _catalog_integrity(parts: EngineParts) -> list[Problem]:
     path = parts.layout.catalog_path
     try:
-        conn = db.connect(path, create=False)
+        conn = db.connect(path, create=False, read_only=parts.catalog.read_only)
         try:
             rows = [str(r[0]) for r in conn.execute("PRAGMA integrity_check")]
         finally:

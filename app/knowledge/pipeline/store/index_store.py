@@ -161,13 +161,15 @@ def file_identity(path: Path) -> FileIdentity | None:
 
 
 class IndexStore:
-    def __init__(self, path: Path, *, create: bool = True) -> None:
+    def __init__(self, path: Path, *, create: bool = True, read_only: bool = False) -> None:
         self.path = path
-        if create:
+        self.read_only = read_only
+        if create and not read_only:
             path.parent.mkdir(parents=True, exist_ok=True)
-        self._create = create
         self._write_lock = threading.RLock()
-        self._writer = db.connect(path, create=create, vectors=True)
+        # Read-only: the "writer" is a read-only connection too; a write fails with
+        # apsw.ReadOnlyError, which callers classify as STORAGE_READ_ONLY.
+        self._writer = self._connect(create=create)
         self._identity = file_identity(path)
         with self._write_lock:
             db.migrate(self._writer, MIGRATIONS, f"index {path}")
@@ -193,10 +195,13 @@ class IndexStore:
             log.info("index %s was replaced; reopening", self.path)
             entry[1].close()
             self._forget_vector_mirror()
-        conn = db.connect(self.path, create=False, vectors=True)
+        conn = self._connect(create=False)
         with self._readers_lock:
             self._readers[ident] = (file_identity(self.path), conn)
         return conn
+
+    def _connect(self, *, create: bool) -> apsw.Connection:
+        return db.connect(self.path, create=create, vectors=True, read_only=self.read_only)
 
     def _follow_replacement(self) -> None:
         """Reopen the writer when the file at `path` is no longer the one it opened."""
@@ -205,7 +210,7 @@ class IndexStore:
             return
         log.info("index %s was replaced; reopening its writer", self.path)
         self._writer.close()
-        self._writer = db.connect(self.path, create=False, vectors=True)
+        self._writer = self._connect(create=False)
         self._identity = file_identity(self.path)
         self._forget_vector_mirror()
 
@@ -601,6 +606,10 @@ class IndexStore:
 
     def fts_integrity_check(self) -> list[str]:
         """FTS5's own 'integrity-check' of the full-text index ([] when it passes)."""
+        if self.read_only:
+            # FTS5 runs its check as a write command: it cannot run on a read-only file,
+            # and the table-level PRAGMA integrity_check has still been done.
+            return []
         with self._write_lock:
             try:
                 self._writer.execute(

@@ -10,8 +10,10 @@ from app.knowledge.pipeline.store.index_store import IndexStore, build_fresh, in
 
 
 class StoreRegistry:
-    def __init__(self, base_dir: Callable[[str], Path]) -> None:
+    def __init__(self, base_dir: Callable[[str], Path], *, read_only: bool = False) -> None:
         self._base_dir = base_dir
+        # A read-only data folder: stores open read-only and none is ever created.
+        self.read_only = read_only
         self._stores: dict[str, IndexStore] = {}
         self._lock = threading.Lock()
 
@@ -26,7 +28,9 @@ class StoreRegistry:
                 base_dir = self._base_dir(base_id)
                 if not base_dir.is_dir():
                     raise FileNotFoundError(f"the folder of knowledge base {base_id} is gone")
-                store = IndexStore(index_path(base_dir), create=True)
+                store = IndexStore(
+                    index_path(base_dir), create=not self.read_only, read_only=self.read_only
+                )
                 self._stores[base_id] = store
             return store
 
@@ -39,7 +43,7 @@ class StoreRegistry:
             path = index_path(self._base_dir(base_id))
             if not path.is_file():
                 return None
-            store = IndexStore(path, create=False)
+            store = IndexStore(path, create=False, read_only=self.read_only)
             self._stores[base_id] = store
             return store
 
