@@ -26,7 +26,7 @@ from app.knowledge.jobs.extraction import InlineExtraction
 from app.knowledge.layout import DataLayout
 from app.knowledge.pipeline.store.index_store import index_path
 from app.knowledge.service import KnowledgeService
-from app.knowledge.types import ItemStatus, ItemType
+from app.knowledge.types import ErrorCode, ItemStatus, ItemType, SearchMode, TroveError
 from tests.fakes import FakeModels
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -263,5 +263,53 @@ def test_the_runner_fails_a_job_of_unknown_kind_or_bad_payload_instead_of_crashi
             assert got is not None and got.status is ItemStatus.FAILED, got
             assert got.error_message and "reindex" in got.error_message
         assert {j.status for j in svc.catalog.list_jobs(base.id)} == {"failed"}
+    finally:
+        svc.close()
+
+
+def test_restore_of_a_truncated_vector_index_brings_vectors_back(tmp_path: Path) -> None:
+    """The fresh file gets the base's vector table: hybrid search works after restore."""
+    svc = KnowledgeService(tmp_path / "home", models=FakeModels(), extraction=InlineExtraction())
+    try:
+        base = svc.create_base("kb", embedding_model="fake:bow")
+        svc.add(base.id, [write_docs(tmp_path / "docs", 6)])
+        svc.run_pending_jobs(base.id)
+        svc.parts.stores.close(base.id)
+        truncate(tmp_path / "home")
+        with pytest.raises(TroveError) as caught:
+            svc.search(base.id, "marker2")
+        assert caught.value.code is ErrorCode.INDEX_CORRUPT
+
+        report = svc.restore_base(base.id)
+        svc.run_pending_jobs(base.id)
+        assert report.restored == 6
+        assert completed_leaves(tmp_path / "home") == 6
+        hits = svc.search(base.id, "marker2", mode=SearchMode.HYBRID).results
+        assert hits and hits[0].title == "Document 2"
+        store = svc.parts.stores.get(base.id)
+        assert store.vector_count() == store.chunk_count() > 0
+    finally:
+        svc.close()
+
+
+def test_an_item_added_to_a_damaged_index_fails_with_index_corrupt(tmp_path: Path) -> None:
+    svc = KnowledgeService(tmp_path / "home", models=FakeModels(), extraction=InlineExtraction())
+    try:
+        base = svc.create_base("kb")
+        svc.add(base.id, [write_docs(tmp_path / "docs", 3)])
+        svc.run_pending_jobs(base.id)
+        svc.parts.stores.close(base.id)
+        truncate(tmp_path / "home")
+        late = svc.add_note(base.id, "Late", "The latecomer word.")
+        svc.run_pending_jobs(base.id)
+        got = svc.get_item(late.id)
+        assert got.status is ItemStatus.FAILED and got.error_code == ErrorCode.INDEX_CORRUPT
+        assert got.error_message and "trove restore" in got.error_message
+        assert completed_leaves(tmp_path / "home") == 3
+
+        svc.restore_base(base.id)
+        svc.run_pending_jobs(base.id)
+        assert completed_leaves(tmp_path / "home") == 4
+        assert [r.title for r in svc.search(base.id, "latecomer").results] == ["Late"]
     finally:
         svc.close()

@@ -22,6 +22,7 @@ from app.knowledge.jobs.errors import (
 from app.knowledge.jobs.kinds import JobKind, Recovery, policy_for
 from app.knowledge.jobs.owner import current_owner
 from app.knowledge.jobs.parents import settle_parent
+from app.knowledge.pipeline.store.index_store import CORRUPTION_ERRORS
 from app.knowledge.types import ErrorCode, ItemStatus
 
 log = logging.getLogger(__name__)
@@ -78,6 +79,8 @@ def run_job(ctx: JobContext, job: Job, *, clock: Callable[[], float] = time.time
             return "failed"
         if storage is not None:
             _fail_item(ctx, job, storage.code, storage.message)
+        elif isinstance(exc, CORRUPTION_ERRORS):
+            _fail_item(ctx, job, ErrorCode.INDEX_CORRUPT, INDEX_CORRUPT_ITEM_MESSAGE)
         else:
             _fail_item(ctx, job, ErrorCode.READ_FAILED, f"unexpected error: {exc}")
     else:
@@ -85,6 +88,12 @@ def run_job(ctx: JobContext, job: Job, *, clock: Callable[[], float] = time.time
         return "done"
     catalog.finish_job(job.id, "failed", "item failed")
     return "failed"
+
+
+INDEX_CORRUPT_ITEM_MESSAGE = (
+    "the knowledge base's index is damaged; restore the base (trove restore), which "
+    "rebuilds it from the base's own copies"
+)
 
 
 def _unrunnable(job: Job, has_handler: bool) -> str | None:
