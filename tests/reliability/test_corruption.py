@@ -313,3 +313,23 @@ def test_an_item_added_to_a_damaged_index_fails_with_index_corrupt(tmp_path: Pat
         assert [r.title for r in svc.search(base.id, "latecomer").results] == ["Late"]
     finally:
         svc.close()
+
+
+# A zeroed header (not a database any more) and text written over its first pages.
+@pytest.mark.parametrize("garbage", [b"\0" * 100, b"not a database at all " * 300])
+def test_an_unreadable_catalog_is_catalog_damaged_in_one_line(
+    tmp_path: Path, garbage: bytes
+) -> None:
+    home = tmp_path / "home"
+    ok(trove(home, "base", "create", "kb"))
+    catalog = DataLayout(home).catalog_path
+    for suffix in ("-wal", "-shm"):
+        Path(f"{catalog}{suffix}").unlink(missing_ok=True)
+    with catalog.open("r+b") as f:
+        f.write(garbage)
+    for args in (("base", "list"), ("search", "kb", "word"), ("doctor",)):
+        run = trove(home, *args)
+        assert run.returncode == cli.EXIT_FAILED, (args, run.stdout, run.stderr)
+        lines = run.stderr.strip().splitlines()
+        assert len(lines) == 1 and "CATALOG_DAMAGED" in lines[0], (args, run.stderr)
+        assert str(catalog) in lines[0]
