@@ -316,7 +316,9 @@ def test_an_item_added_to_a_damaged_index_fails_with_index_corrupt(tmp_path: Pat
 
 
 # A zeroed header (not a database any more) and text written over its first pages.
-@pytest.mark.parametrize("garbage", [b"\0" * 100, b"not a database at all " * 300])
+@pytest.mark.parametrize(
+    "garbage", [b"\0" * 100, b"not a database at all " * 300], ids=["zeroed", "text"]
+)
 def test_an_unreadable_catalog_is_catalog_damaged_in_one_line(
     tmp_path: Path, garbage: bytes
 ) -> None:
