@@ -21,16 +21,19 @@ from typing import Any, TextIO
 import apsw
 
 from app import __version__
+from app.knowledge.db import catalog_readable
 from app.knowledge.doctor import Problem
 from app.knowledge.ingestion import OnConflict
 from app.knowledge.jobs.errors import storage_failure
-from app.knowledge.layout import HOME_ENV, resolve_home
+from app.knowledge.layout import HOME_ENV, DataLayout, resolve_home
 from app.knowledge.logs import configure_logging, reset_logging
 from app.knowledge.materials import CONTAINER_TYPES
+from app.knowledge.pipeline.store.index_store import CORRUPTION_ERRORS
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import (
     RUNNING_STATUSES,
     Base,
+    ErrorCode,
     Item,
     ItemPhase,
     ItemStatus,
@@ -617,7 +620,8 @@ def _non_negative(value: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="trove", description="Trove knowledge bases from the command line. Without a command, trove opens the desktop window (options: --home, --lang, --screenshot PATH, --self-test)."
+        prog="trove",
+        description="Trove knowledge bases from the command line. Without a command, trove opens the desktop window (options: --home, --lang, --screenshot PATH, --self-test).",
     )
     parser.add_argument("--version", action="version", version=f"trove {__version__}")
     parser.add_argument(
@@ -858,6 +862,8 @@ def _run(argv: Sequence[str] | None) -> int:
 def _run_command(func: Command, args: argparse.Namespace, home: Path) -> int:
     try:
         svc = KnowledgeService(home)
+    except CORRUPTION_ERRORS as exc:
+        return _damaged(exc, home, catalog=True)
     except (OSError, apsw.Error) as exc:
         return _storage_error(exc, home)
     try:
@@ -867,6 +873,8 @@ def _run_command(func: Command, args: argparse.Namespace, home: Path) -> int:
         return EXIT_FAILED
     except BrokenPipeError:
         raise  # an OSError, but not the data folder's: main() ends quietly
+    except CORRUPTION_ERRORS as exc:
+        return _damaged(exc, home, catalog=not catalog_readable(svc.layout.catalog_path))
     except (OSError, apsw.Error) as exc:
         return _storage_error(exc, home)
     except KeyboardInterrupt:
@@ -874,6 +882,20 @@ def _run_command(func: Command, args: argparse.Namespace, home: Path) -> int:
         return 130
     finally:
         svc.close()
+
+
+def _damaged(exc: apsw.Error, home: Path, *, catalog: bool) -> int:
+    """A damaged database is said in one line with the way out, never as a traceback."""
+    if catalog:
+        code, what = ErrorCode.CATALOG_DAMAGED, f"the catalog {DataLayout(home).catalog_path}"
+    else:
+        code, what = ErrorCode.INDEX_CORRUPT, "an index"
+    print(
+        f"error: {code}: {what} is damaged ({exc}); run trove doctor to see what and how to "
+        f"repair it (data folder: {home})",
+        file=sys.stderr,
+    )
+    return EXIT_FAILED
 
 
 def _storage_error(exc: OSError | apsw.Error, home: Path) -> int:

@@ -184,6 +184,18 @@ def _copy_state(parts: EngineParts, item: Item) -> SourceCheck:
         return SourceCheck.UNVERIFIABLE
 
 
+def _refuse_unverifiable(states: dict[str, SourceCheck]) -> None:
+    """Restore starts from an empty index, so a copy it cannot check would be lost with the
+    old index: refuse before anything changes, rather than drop what may still exist."""
+    unverifiable = sum(1 for s in states.values() if s is SourceCheck.UNVERIFIABLE)
+    if unverifiable:
+        raise TroveError(
+            ErrorCode.READ_FAILED,
+            f"{unverifiable} of the base's own copies under raw/ cannot be checked; "
+            "nothing was changed: make raw/ readable, then restore again",
+        )
+
+
 def rebuild_from_copies(
     parts: EngineParts,
     base_id: str,
@@ -218,18 +230,14 @@ def rebuild_from_copies(
             if i.type not in CONTAINER_TYPES and i.status is not ItemStatus.DELETING
         ]
         states = {i.id: _copy_state(parts, i) for i in leaves}
-        store = parts.stores.get(base_id)
-        store.drop_vectors()
+        _refuse_unverifiable(states)
+        # A fresh file, not the old one emptied: the old one may be damaged beyond writing.
+        parts.stores.replace_with_fresh(base_id, dimensions)
         parts.catalog.update_base(base_id, embedding_model=embedding_model, dimensions=dimensions)
         parts.catalog.set_base_status(base_id, BaseStatus.COMPLETED)
-        if dimensions is not None:
-            store.ensure_vectors(dimensions)
         with parts.catalog.transaction():
             for item in leaves:
                 state = states[item.id]
-                if state is SourceCheck.UNVERIFIABLE:
-                    report.unverifiable += 1  # kept as it is: never drop what may still exist
-                    continue
                 if state is SourceCheck.MISSING:
                     report.skipped_missing_source_count += 1
                     if item.status is not ItemStatus.FAILED:

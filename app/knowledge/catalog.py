@@ -180,6 +180,14 @@ class Job:
     created_at: float
     updated_at: float
     owner: str | None = None
+    # Why the stored payload could not be read (not JSON, not an object), or None.
+    payload_error: str | None = None
+
+
+# Statuses the schema's CHECK constraints allow; a row outside them is damage (written by
+# hand or by a damaged file) that doctor reports and repairs.
+ITEM_STATUSES = tuple(s.value for s in ItemStatus)
+BASE_STATUSES = tuple(s.value for s in BaseStatus)
 
 
 def new_id() -> str:
@@ -197,8 +205,8 @@ def _base(row: Sequence[Any]) -> Base:
         threshold=row[6],
         chunk_size=row[7],
         chunk_overlap=row[8],
-        status=BaseStatus(row[9]),
-        status_reason=row[10],
+        status=_base_status(row[9]),
+        status_reason=row[10] if row[9] in BASE_STATUSES else f"unknown status {row[9]!r}",
         created_at=row[11],
         updated_at=row[12],
         agent_writes=bool(row[13]),
@@ -214,7 +222,7 @@ def _item(row: Sequence[Any]) -> Item:
         source=row[4],
         title=row[5],
         relative_path=row[6],
-        status=ItemStatus(row[7]),
+        status=_item_status(row[7]),
         phase=ItemPhase(row[8]) if row[8] else None,
         progress=row[9],
         error_code=row[10],
@@ -228,13 +236,34 @@ def _item(row: Sequence[Any]) -> Item:
     )
 
 
+def _base_status(value: Any) -> BaseStatus:
+    """A damaged status reads as failed: the base is shown and can be restored."""
+    return BaseStatus(value) if value in BASE_STATUSES else BaseStatus.FAILED
+
+
+def _item_status(value: Any) -> ItemStatus:
+    """A damaged status reads as failed: never as work in flight or as searchable."""
+    return ItemStatus(value) if value in ITEM_STATUSES else ItemStatus.FAILED
+
+
+def _payload(raw: Any) -> tuple[dict[str, Any], str | None]:
+    try:
+        payload = json.loads(raw)
+    except (TypeError, ValueError) as exc:
+        return {}, f"the job's payload is not JSON: {exc}"
+    if not isinstance(payload, dict):
+        return {}, f"the job's payload is not a JSON object: {type(payload).__name__}"
+    return payload, None
+
+
 def _job(row: Sequence[Any]) -> Job:
+    payload, payload_error = _payload(row[4])
     return Job(
         id=row[0],
         kind=row[1],
         base_id=row[2],
         item_id=row[3],
-        payload=json.loads(row[4]),
+        payload=payload,
         idempotency_key=row[5],
         status=row[6],
         attempts=row[7],
@@ -243,6 +272,7 @@ def _job(row: Sequence[Any]) -> Job:
         created_at=row[10],
         updated_at=row[11],
         owner=row[12],
+        payload_error=payload_error,
     )
 
 
@@ -250,10 +280,12 @@ class Catalog:
     """Writes go through one connection under a lock; reads outside a write use a
     connection per thread, so in WAL mode the GUI and many workers read without waiting."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = db.connect(path)
+        self.read_only = read_only
+        if not read_only:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = db.connect(path, create=not read_only, read_only=read_only)
         self._lock = threading.RLock()
         self._local = threading.local()
         self._readers: dict[int, apsw.Connection] = {}
@@ -288,7 +320,7 @@ class Catalog:
         ident = threading.get_ident()
         conn = self._readers.get(ident)
         if conn is None:
-            conn = db.connect(self.path, create=False)
+            conn = db.connect(self.path, create=False, read_only=self.read_only)
             with self._lock:
                 self._readers[ident] = conn
         return conn
@@ -495,7 +527,10 @@ class Catalog:
         rows = self._rows(
             "SELECT status, count(*) FROM items WHERE parent_id = ? GROUP BY status", (parent_id,)
         )
-        return {ItemStatus(status): int(n) for status, n in rows}
+        counts: dict[ItemStatus, int] = {}
+        for status, n in rows:
+            counts[_item_status(status)] = counts.get(_item_status(status), 0) + int(n)
+        return counts
 
     def count_items(self, base_id: str, status: ItemStatus | None = None) -> int:
         if status is None:
@@ -706,6 +741,55 @@ class Catalog:
             )
             pruned = int(self._conn.changes())
         return pruned
+
+    # -- damaged rows (doctor) ------------------------------------------------------------
+
+    def damaged_item_rows(self) -> list[tuple[str, str, str]]:
+        """(id, base id, stored status) of items whose status the schema does not allow."""
+        marks = ",".join("?" * len(ITEM_STATUSES))
+        rows = self._rows(
+            f"SELECT id, base_id, status FROM items WHERE status NOT IN ({marks}) "
+            "OR status IS NULL ORDER BY id",
+            ITEM_STATUSES,
+        )
+        return [(str(r[0]), str(r[1]), str(r[2])) for r in rows]
+
+    def damaged_base_rows(self) -> list[tuple[str, str]]:
+        """(id, stored status) of bases whose status the schema does not allow."""
+        marks = ",".join("?" * len(BASE_STATUSES))
+        rows = self._rows(
+            f"SELECT id, status FROM bases WHERE status NOT IN ({marks}) OR status IS NULL "
+            "ORDER BY id",
+            BASE_STATUSES,
+        )
+        return [(str(r[0]), str(r[1])) for r in rows]
+
+    def orphan_item_rows(self) -> list[tuple[str, str]]:
+        """(id, base id) of items whose base row does not exist."""
+        rows = self._rows(
+            "SELECT id, base_id FROM items WHERE base_id NOT IN (SELECT id FROM bases) ORDER BY id"
+        )
+        return [(str(r[0]), str(r[1])) for r in rows]
+
+    def fail_damaged_item(self, item_id: str, message: str) -> None:
+        """Set a damaged status to failed directly: there is no legal transition from garbage."""
+        self._exec(
+            "UPDATE items SET status = 'failed', phase = NULL, progress = NULL, error_code = ?, "
+            "error_message = ?, updated_at = ? WHERE id = ?",
+            (ErrorCode.READ_FAILED.value, message, time.time(), item_id),
+        )
+
+    def fail_damaged_base(self, base_id: str, reason: str) -> None:
+        self._exec(
+            "UPDATE bases SET status = 'failed', status_reason = ?, updated_at = ? WHERE id = ?",
+            (reason, time.time(), base_id),
+        )
+
+    def delete_orphan_item(self, item_id: str) -> None:
+        """Delete an item row of a base that does not exist (its children cascade)."""
+        self._exec(
+            "DELETE FROM items WHERE id = ? AND base_id NOT IN (SELECT id FROM bases)", (item_id,)
+        )
 
     def list_jobs(
         self, base_id: str | None = None, statuses: Iterable[str] | None = None

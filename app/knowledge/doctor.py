@@ -35,7 +35,7 @@ import apsw
 from app.knowledge import db, paths, states
 from app.knowledge.catalog import Job
 from app.knowledge.jobs.context import EngineParts
-from app.knowledge.jobs.kinds import JobKind
+from app.knowledge.jobs.kinds import JobKind, known_kind
 from app.knowledge.jobs.owner import owner_alive
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.jobs.recovery import job_items, recover
@@ -67,7 +67,8 @@ REPAIRED_MESSAGE = (
 class Code(StrEnum):
     """Stable problem codes (shown by `trove doctor`, matched by tests and scripts)."""
 
-    SQLITE_CORRUPT = "SQLITE_CORRUPT"  # PRAGMA integrity_check failed or the file is unreadable
+    SQLITE_CORRUPT = "SQLITE_CORRUPT"  # the catalog failed PRAGMA integrity_check or is unreadable
+    INDEX_CORRUPT = "INDEX_CORRUPT"  # a base's index is damaged or unreadable: restore rebuilds it
     FTS_CORRUPT = "FTS_CORRUPT"  # FTS5 'integrity-check' failed
     FTS_MISMATCH = "FTS_MISMATCH"  # chunk ids and FTS rowids differ
     MISSING_MATERIAL = "MISSING_MATERIAL"  # completed item without a material row
@@ -82,6 +83,10 @@ class Code(StrEnum):
     ORPHAN_JOB = "ORPHAN_JOB"  # job of a base that no longer exists
     STALE_RUNNING_ITEM = "STALE_RUNNING_ITEM"  # preparing/processing with no live job
     STALE_DELETING_ITEM = "STALE_DELETING_ITEM"  # deleting with no live delete job
+    BAD_ITEM_ROW = "BAD_ITEM_ROW"  # item with a status the schema does not allow
+    BAD_BASE_ROW = "BAD_BASE_ROW"  # base with a status the schema does not allow
+    ORPHAN_ITEM = "ORPHAN_ITEM"  # item of a base that does not exist
+    BAD_JOB = "BAD_JOB"  # queued/running job of an unknown kind or with an unreadable payload
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +202,7 @@ def check(
         bases = _bases(parts, base_id)
         if base_id is None:
             report.problems.extend(_orphan_jobs(parts, bases))
+            report.problems.extend(_damaged_rows(parts))
     except apsw.Error as exc:
         report.problems.append(
             Problem(Code.SQLITE_CORRUPT, None, None, f"the catalog cannot be read: {exc}", False)
@@ -239,7 +245,7 @@ def _bases(parts: EngineParts, base_id: str | None) -> list[Base]:
 def _catalog_integrity(parts: EngineParts) -> list[Problem]:
     path = parts.layout.catalog_path
     try:
-        conn = db.connect(path, create=False)
+        conn = db.connect(path, create=False, read_only=parts.catalog.read_only)
         try:
             rows = [str(r[0]) for r in conn.execute("PRAGMA integrity_check")]
         finally:
@@ -265,6 +271,74 @@ def _orphan_jobs(parts: EngineParts, bases: list[Base]) -> list[Problem]:
         for job in parts.catalog.list_jobs()
         if job.base_id not in known
     ]
+
+
+BAD_ROW_MESSAGE = "this item's catalog row was damaged (status {status!r}); reindex it"
+BAD_JOB_MESSAGE = "{why}; reindex the item"
+
+
+def _bad_jobs(parts: EngineParts) -> list[tuple[Job, str]]:
+    """Jobs that would run but cannot: an unknown kind or an unreadable payload."""
+    found = []
+    for job in parts.catalog.list_jobs(statuses=("queued", "running")):
+        why = job.payload_error if known_kind(job.kind) else f"unknown job kind {job.kind!r}"
+        if why is not None:
+            found.append((job, why))
+    return found
+
+
+def _damaged_rows(parts: EngineParts) -> list[Problem]:
+    """Catalog rows the schema forbids (written by hand, or by a damaged file)."""
+    catalog = parts.catalog
+    problems = [
+        Problem(Code.BAD_BASE_ROW, base, None, f"base status {status!r} is unknown", True)
+        for base, status in catalog.damaged_base_rows()
+    ]
+    problems += [
+        Problem(Code.BAD_ITEM_ROW, base, item, f"item status {status!r} is unknown", True)
+        for item, base, status in catalog.damaged_item_rows()
+    ]
+    problems += [
+        Problem(Code.ORPHAN_ITEM, base, item, f"item of base {base} that does not exist", True)
+        for item, base in catalog.orphan_item_rows()
+    ]
+    problems += [
+        Problem(Code.BAD_JOB, job.base_id, job.item_id, f"job {job.id}: {why}", True)
+        for job, why in _bad_jobs(parts)
+    ]
+    return problems
+
+
+def _repair_damaged_rows(parts: EngineParts) -> list[Repair]:
+    catalog = parts.catalog
+    repairs: list[Repair] = []
+    for base, status in catalog.damaged_base_rows():
+        catalog.fail_damaged_base(base, f"its catalog row was damaged (status {status!r})")
+        repairs.append(Repair(Code.BAD_BASE_ROW, base, None, "marked the base failed"))
+    for item, base, status in catalog.damaged_item_rows():
+        catalog.fail_damaged_item(item, BAD_ROW_MESSAGE.format(status=status))
+        repairs.append(Repair(Code.BAD_ITEM_ROW, base, item, "marked the item failed"))
+    for item, base in catalog.orphan_item_rows():
+        catalog.delete_orphan_item(item)
+        repairs.append(Repair(Code.ORPHAN_ITEM, base, item, "removed the item row"))
+    for job, why in _bad_jobs(parts):
+        _fail_job_item(parts, job, BAD_JOB_MESSAGE.format(why=why))
+        catalog.finish_job(job.id, "failed", why)
+        repairs.append(Repair(Code.BAD_JOB, job.base_id, job.item_id, f"failed job {job.id}"))
+    return repairs
+
+
+def _fail_job_item(parts: EngineParts, job: Job, message: str) -> None:
+    if job.item_id is None:
+        return
+    with parts.mutex.lock(job.base_id):
+        item = parts.catalog.get_item(job.item_id)
+        if item is None or item.status not in RUNNING_STATUSES:
+            return
+        parts.catalog.set_item_status(
+            item.id, ItemStatus.FAILED, error_code=ErrorCode.READ_FAILED, error_message=message
+        )
+        settle_parent(parts.catalog, item.parent_id)
 
 
 def _first(errors: list[str]) -> str:
@@ -392,21 +466,12 @@ def _index_snapshot(parts: EngineParts, base: Base, found: _Findings) -> IndexSn
             return IndexSnapshot([], [], set(), None)
         errors = store.integrity_check()
         if errors:
-            found.add(
-                Code.SQLITE_CORRUPT,
-                base.id,
-                None,
-                f"index {store.path}: {_first(errors)}; restore the base (trove restore) "
-                "or delete it and add its sources again",
-                repairable=False,
-            )
+            _index_corrupt(found, base, f"index {store.path}: {_first(errors)}")
             return None
         snapshot = store.integrity_snapshot()
         fts_errors = store.fts_integrity_check()
     except apsw.Error as exc:
-        found.add(
-            Code.SQLITE_CORRUPT, base.id, None, f"the index cannot be read: {exc}", repairable=False
-        )
+        _index_corrupt(found, base, f"the index cannot be read: {exc}")
         return None
     found.index_usable = True
     if fts_errors:
@@ -415,6 +480,16 @@ def _index_snapshot(parts: EngineParts, base: Base, found: _Findings) -> IndexSn
             Code.FTS_CORRUPT, base.id, None, f"full-text index check failed: {_first(fts_errors)}"
         )
     return snapshot
+
+
+def _index_corrupt(found: _Findings, base: Base, detail: str) -> None:
+    found.add(
+        Code.INDEX_CORRUPT,
+        base.id,
+        None,
+        f"{detail}; rebuild it from the base's own copies: trove restore {base.id}",
+        repairable=False,
+    )
 
 
 def _check_index(
@@ -641,6 +716,7 @@ def _repair(
             repairs.extend(_repair_base(parts, base, found))
     if base_id is None:
         repairs.extend(_remove_orphan_jobs(parts))
+        repairs.extend(_repair_damaged_rows(parts))
     return repairs
 
 

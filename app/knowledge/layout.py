@@ -27,6 +27,17 @@ class DataLayout:
     def __init__(self, home: Path) -> None:
         self.home = home
 
+    def read_only(self) -> bool:
+        """Whether Trove may read but not write its existing data folder (a read-only
+        mount, or permissions), checked with the ids and capabilities a write would meet."""
+        if not self.home.is_dir():
+            return False
+        effective = os.access in os.supports_effective_ids
+        if not os.access(self.home, os.W_OK | os.X_OK, effective_ids=effective):
+            return True
+        catalog = self.catalog_path
+        return catalog.exists() and not os.access(catalog, os.W_OK, effective_ids=effective)
+
     @property
     def catalog_path(self) -> Path:
         return self.home / CATALOG_FILE

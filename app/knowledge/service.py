@@ -19,12 +19,17 @@ from app.knowledge import doctor as integrity
 from app.knowledge.catalog import Catalog
 from app.knowledge.jobs import recovery, runner
 from app.knowledge.jobs.context import EngineParts, JobContext, ProgressCallback
-from app.knowledge.jobs.errors import storage_failure
+from app.knowledge.jobs.errors import STORAGE_READ_ONLY_MESSAGE, index_corrupt, storage_failure
 from app.knowledge.jobs.extraction import Extraction, shared_pool
 from app.knowledge.layout import DataLayout
 from app.knowledge.locks import KeyedMutex
 from app.knowledge.materials import CONTAINER_TYPES
-from app.knowledge.pipeline.store.index_store import IndexStore, MaterialInfo, StoredChunk
+from app.knowledge.pipeline.store.index_store import (
+    CORRUPTION_ERRORS,
+    IndexStore,
+    MaterialInfo,
+    StoredChunk,
+)
 from app.knowledge.pipeline.store.registry import StoreRegistry
 from app.knowledge.provider_errors import provider_failure
 from app.knowledge.types import (
@@ -58,14 +63,19 @@ class KnowledgeService:
     ) -> None:
         """`extraction` defaults to the process-wide pool of reader worker processes."""
         layout = DataLayout(home)
-        layout.bases_dir.mkdir(parents=True, exist_ok=True)
-        catalog = Catalog(layout.catalog_path)
+        # Detected once at start: a read-only folder is opened read-only, so reads work.
+        self.read_only = layout.read_only()
+        if self.read_only:
+            log.info("data folder %s is read-only: searching only", home)
+        else:
+            layout.bases_dir.mkdir(parents=True, exist_ok=True)
+        catalog = Catalog(layout.catalog_path, read_only=self.read_only)
         # Injected models (tests, benchmarks) stay fixed; otherwise the configured providers.
         self._fixed_models = models is not None
         self.parts = EngineParts(
             layout=layout,
             catalog=catalog,
-            stores=StoreRegistry(layout.base_dir),
+            stores=StoreRegistry(layout.base_dir, read_only=self.read_only),
             mutex=KeyedMutex(),
             models=models or providers_config.build_registry(catalog),
             embed_batch_size=embed_batch_size,
@@ -78,6 +88,16 @@ class KnowledgeService:
         )
         self._checked_stores: set[str] = set()
         self._checked_lock = threading.Lock()
+
+    def _require_writable(self) -> None:
+        """Refuse a change up front in a read-only data folder, naming the folder."""
+        if self.read_only:
+            raise TroveError(
+                ErrorCode.STORAGE_READ_ONLY,
+                STORAGE_READ_ONLY_MESSAGE.format(
+                    detail=f"read-only: {self.layout.home}", then="run the command again"
+                ),
+            )
 
     @property
     def catalog(self) -> Catalog:
@@ -109,6 +129,7 @@ class KnowledgeService:
         chunk_size: int = DEFAULT_CHUNK_SIZE,
         chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
     ) -> Base:
+        self._require_writable()
         return admin.create_base(
             self.parts,
             name,
@@ -133,6 +154,7 @@ class KnowledgeService:
     ) -> Base:
         """Rename or change retrieval settings; arguments left out keep their values.
         The embedding model changes through restore_base / enable_embedding instead."""
+        self._require_writable()
         return admin.update_base(
             self.parts,
             base_id,
@@ -145,6 +167,7 @@ class KnowledgeService:
         )
 
     def delete_base(self, base_id: str) -> None:
+        self._require_writable()
         admin.delete_base(self.parts, base_id)
         with self._checked_lock:
             self._checked_stores.discard(base_id)
@@ -157,6 +180,7 @@ class KnowledgeService:
 
     def set_agent_writes(self, base_id: str, enabled: bool) -> Base:
         """Allow (or stop) agent tools adding, deleting and refreshing items in a base."""
+        self._require_writable()
         self.catalog.require_base(base_id)
         return self.catalog.update_base(base_id, agent_writes=int(enabled))
 
@@ -209,6 +233,7 @@ class KnowledgeService:
         folder_options: dict[str, object] | None = None,
     ) -> ingestion.AddReport:
         """Add files and folders; conflicts with what the base has are reported, not duplicated."""
+        self._require_writable()
         return ingestion.add_paths(
             self.parts, base_id, sources, on_conflict=on_conflict, folder_options=folder_options
         )
@@ -221,40 +246,49 @@ class KnowledgeService:
         sitemap: bool = False,
         on_conflict: ingestion.OnConflict = ingestion.OnConflict.SKIP,
     ) -> ingestion.AddReport:
+        self._require_writable()
         return ingestion.add_urls(
             self.parts, base_id, urls, sitemap=sitemap, on_conflict=on_conflict
         )
 
     def add_note(self, base_id: str, title: str, text: str) -> Item:
+        self._require_writable()
         return ingestion.add_note(self.parts, base_id, title, text)
 
     def delete_items(self, base_id: str, item_ids: Sequence[str] | None = None) -> list[str]:
         """Mark items (all when None) deleting and queue their removal."""
+        self._require_writable()
         return ingestion.delete_items(self.parts, base_id, item_ids)
 
     def reindex(self, base_id: str, item_ids: Sequence[str] | None = None) -> list[Item]:
         """Re-acquire sources and index again; refused up front when it cannot run."""
+        self._require_writable()
         return ingestion.reindex(self.parts, base_id, item_ids)
 
     def restore_base(self, base_id: str, embedding_model: str | None = None) -> admin.RebuildReport:
         """Rebuild a base from its own copies, optionally with another embedding model."""
+        self._require_writable()
         base = self.catalog.require_base(base_id)
         model = embedding_model if embedding_model is not None else base.embedding_model
         return admin.rebuild_from_copies(self.parts, base_id, model or None)
 
     def enable_embedding(self, base_id: str, embedding_model: str) -> admin.RebuildReport:
         """Give a BM25-only base an embedding model and backfill vectors for every item."""
+        self._require_writable()
         return admin.rebuild_from_copies(
             self.parts, base_id, embedding_model, require_no_model=True
         )
 
     def recover(self) -> recovery.RecoveryReport:
         """Startup recovery: fail interrupted items, resume deletions."""
+        self._require_writable()
         return recovery.recover(self.parts)
 
     def doctor(self, base_id: str | None = None, repair: bool = False) -> integrity.DoctorResult:
         """Check that catalog, indexes and raw/ files agree (one base, or all when None);
         with `repair`, fix what can be fixed and check again."""
+        if repair:
+            self._require_writable()
         return integrity.run(self.parts, base_id, repair=repair)
 
     def run_pending_jobs(
@@ -284,6 +318,7 @@ class KnowledgeService:
         key: str | None = None,
         all_or_nothing: bool = False,
     ) -> ProviderSettings:
+        self._require_writable()
         try:
             return providers_config.save_provider(
                 self.catalog,
@@ -300,6 +335,7 @@ class KnowledgeService:
             self._reload_providers()
 
     def remove_provider(self, provider_id: str) -> None:
+        self._require_writable()
         providers_config.remove_provider(self.catalog, provider_id)
         self._reload_providers()
 
@@ -373,21 +409,24 @@ class KnowledgeService:
         benchmarks only; callers leave them alone and get the derived mode.
         """
         base = self.catalog.require_base(base_id)
-        store = self._store_if_exists(base)
-        effective = mode or query.derive_mode(base)
-        embedder = self._embedder(base, effective) if effective is not SearchMode.BM25 else None
-        reranker = self._reranker(base) if base.rerank_model else None
-        return query.search(
-            base,
-            text,
-            store=store,
-            items=self.catalog.get_items,
-            embedder=embedder,
-            reranker=reranker,
-            top_k=top_k,
-            mode=mode,
-            fusion=fusion,
-        )
+        try:
+            store = self._store_if_exists(base)
+            effective = mode or query.derive_mode(base)
+            embedder = self._embedder(base, effective) if effective is not SearchMode.BM25 else None
+            reranker = self._reranker(base) if base.rerank_model else None
+            return query.search(
+                base,
+                text,
+                store=store,
+                items=self.catalog.get_items,
+                embedder=embedder,
+                reranker=reranker,
+                top_k=top_k,
+                mode=mode,
+                fusion=fusion,
+            )
+        except CORRUPTION_ERRORS as exc:
+            raise index_corrupt(base, exc) from exc
 
     def _embedder(self, base: Base, mode: SearchMode) -> Embedder | None:
         if not base.embedding_model:

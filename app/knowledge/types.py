@@ -86,6 +86,10 @@ class ErrorCode(StrEnum):
     INVALID_ARGUMENT = "INVALID_ARGUMENT"
     MODEL_NOT_AVAILABLE = "MODEL_NOT_AVAILABLE"
     UNSAFE_PATH = "UNSAFE_PATH"
+    # A base's index file is damaged (restore rebuilds it from the base's own copies).
+    INDEX_CORRUPT = "INDEX_CORRUPT"
+    # The catalog (catalog.sqlite) cannot be read at all.
+    CATALOG_DAMAGED = "CATALOG_DAMAGED"
 
 
 class TroveError(Exception):

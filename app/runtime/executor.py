@@ -31,7 +31,7 @@ from app.knowledge.catalog import Job
 from app.knowledge.jobs import runner
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.errors import CancelReason
-from app.knowledge.jobs.kinds import POLICIES, JobKind
+from app.knowledge.jobs.kinds import policy_for
 from app.knowledge.jobs.owner import current_owner
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import ItemPhase
@@ -323,10 +323,10 @@ class JobExecutor(QObject):
         for job in self._running.values():
             key = (job.base_id, job.kind)
             counts[key] = counts.get(key, 0) + 1
-        return [key for key, n in counts.items() if n >= POLICIES[JobKind(key[1])].concurrency]
+        return [key for key, n in counts.items() if n >= policy_for(key[1]).concurrency]
 
     def _context(self, job: Job) -> JobContext:
-        policy = POLICIES[JobKind(job.kind)]
+        policy = policy_for(job.kind)
         deadline = self._clock() + policy.timeout_s
         stopping = self._stopping
         clock = self._clock

@@ -244,12 +244,12 @@ def test_corrupt_index_and_orphan_jobs(svc: KnowledgeService, tmp_path: Path) ->
     finally:
         conn.close()
     report = svc.doctor().report
-    assert set(_codes(report)) == {Code.SQLITE_CORRUPT, Code.ORPHAN_JOB}
-    corrupt = [p for p in report.problems if p.code is Code.SQLITE_CORRUPT]
+    assert set(_codes(report)) == {Code.INDEX_CORRUPT, Code.ORPHAN_JOB}
+    corrupt = [p for p in report.problems if p.code is Code.INDEX_CORRUPT]
     assert [(p.base_id, p.repairable) for p in corrupt] == [(base_id, False)]
     result = svc.doctor(repair=True)
     assert not result.clean  # a corrupt index is not repaired by guessing
-    assert result.after is not None and set(_codes(result.after)) == {Code.SQLITE_CORRUPT}
+    assert result.after is not None and set(_codes(result.after)) == {Code.INDEX_CORRUPT}
     assert [r.code for r in result.repairs] == [Code.ORPHAN_JOB]
     assert svc.catalog.list_jobs() == []
 

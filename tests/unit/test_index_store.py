@@ -14,7 +14,9 @@ from app.knowledge.pipeline.store.index_store import (
     ChunkRecord,
     DimensionMismatchError,
     IndexStore,
+    build_fresh,
     index_path,
+    swap_in,
 )
 from app.knowledge.pipeline.store.registry import StoreRegistry
 from app.knowledge.service import KnowledgeService
@@ -132,3 +134,28 @@ def test_empty_index_under_completed_items_is_logged(
         assert service.search(base.id, "words").results == []
     assert any("no materials" in r.getMessage() for r in caplog.records)
     assert not index_path(service.layout.base_dir(base.id)).exists()
+
+
+def test_open_stores_follow_a_fresh_file_swapped_in_by_restore(tmp_path: Path) -> None:
+    """Another handle (the window, another process) keeps working after a restore swaps a
+    fresh file in: its reads see the new file, its writes land in it, and its in-memory
+    vector mirror of the old file is not reused."""
+    path = tmp_path / "i.sqlite"
+    rng = np.random.default_rng(3)
+    other = IndexStore(path)
+    other.ensure_vectors(4)
+    other.rebuild_material("old", "o.md", "O", 9, _records("oldword"), _unit(rng, 1, 4))
+    assert other.vector_search(_unit(rng, 1, 4)[0], 5)  # the mirror is loaded
+    assert _match(other, "oldword")
+
+    swap_in(build_fresh(path, 4), path)
+    assert not [p for p in tmp_path.iterdir() if ".fresh-" in p.name]
+
+    assert _match(other, "oldword") == [] and other.material_count() == 0
+    assert other.vector_search(_unit(rng, 1, 4)[0], 5) == []
+    written = other.rebuild_material("new", "n.md", "N", 9, _records("newword"), _unit(rng, 1, 4))
+    reader = IndexStore(path, create=False)
+    assert _match(reader, "newword") == written
+    assert reader.item_ids() == ["new"] and reader.integrity_check() == []
+    other.close()
+    reader.close()

@@ -10,7 +10,7 @@ from pathlib import Path
 import apsw
 
 from app.knowledge.pipeline.store.index_store import INDEX_DIR
-from app.knowledge.types import ErrorCode
+from app.knowledge.types import Base, ErrorCode, TroveError
 
 
 class CancelReason(StrEnum):
@@ -134,3 +134,12 @@ def _writable(folder: Path) -> bool:
         ):
             return False
     return True
+
+
+def index_corrupt(base: Base, exc: BaseException) -> TroveError:
+    """The one-line error for a base whose index file is damaged, naming the way out."""
+    return TroveError(
+        ErrorCode.INDEX_CORRUPT,
+        f"the index of knowledge base {base.name!r} is damaged ({exc}); "
+        f"rebuild it from the base's own copies: trove restore {base.id}",
+    )

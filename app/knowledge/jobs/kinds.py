@@ -43,6 +43,18 @@ POLICIES: dict[JobKind, JobPolicy] = {
     JobKind.CHECK_FILE_PROCESSING_RESULT: JobPolicy(Recovery.ABANDON, concurrency=2),
 }
 
+# A job row of a kind this Trove does not know (a damaged catalog, a newer Trove): it is
+# never run, and after a crash it is abandoned, not retried.
+UNKNOWN_KIND_POLICY = JobPolicy(Recovery.ABANDON, concurrency=1)
+
+
+def known_kind(kind: str) -> bool:
+    return kind in JobKind.__members__.values()
+
+
+def policy_for(kind: str) -> JobPolicy:
+    return POLICIES[JobKind(kind)] if known_kind(kind) else UNKNOWN_KIND_POLICY
+
 
 def index_key(item_id: str) -> str:
     return f"{JobKind.INDEX_DOCUMENTS}:{item_id}"

@@ -22,7 +22,7 @@ from app.knowledge.catalog import Job
 from app.knowledge.ingestion import queue_deletes
 from app.knowledge.jobs.context import EngineParts
 from app.knowledge.jobs.index_documents import remove_temp_files
-from app.knowledge.jobs.kinds import POLICIES, JobKind, Recovery
+from app.knowledge.jobs.kinds import JobKind, Recovery, policy_for
 from app.knowledge.jobs.owner import owner_alive
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.materials import CONTAINER_TYPES
@@ -60,7 +60,7 @@ def recover(parts: EngineParts, *, now: float | None = None) -> RecoveryReport:
     for job in catalog.list_jobs(statuses=("running",)):
         if owner_alive(job.owner):
             continue  # another live Trove process is running it
-        if POLICIES[JobKind(job.kind)].recovery is Recovery.RETRY:
+        if policy_for(job.kind).recovery is Recovery.RETRY:
             catalog.requeue_job(job.id, "resumed after an interrupted run")
             report.requeued_jobs += 1
         else:

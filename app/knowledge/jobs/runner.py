@@ -19,9 +19,10 @@ from app.knowledge.jobs.errors import (
     RetryableFailure,
     storage_failure,
 )
-from app.knowledge.jobs.kinds import POLICIES, JobKind, Recovery
+from app.knowledge.jobs.kinds import JobKind, Recovery, policy_for
 from app.knowledge.jobs.owner import current_owner
 from app.knowledge.jobs.parents import settle_parent
+from app.knowledge.pipeline.store.index_store import CORRUPTION_ERRORS
 from app.knowledge.types import ErrorCode, ItemStatus
 
 log = logging.getLogger(__name__)
@@ -40,10 +41,15 @@ def run_job(ctx: JobContext, job: Job, *, clock: Callable[[], float] = time.time
     """Run a claimed job; returns the job's new status (done, failed or queued for retry)."""
     catalog = ctx.parts.catalog
     handler = HANDLERS.get(job.kind)
-    if handler is None:
-        catalog.finish_job(job.id, "failed", f"no handler for job kind {job.kind!r}")
+    damage = _unrunnable(job, handler is not None)
+    if damage is not None:
+        # A damaged job row fails its item with a message, never the runner.
+        log.error("job %s cannot run: %s", job.id, damage)
+        _fail_item(ctx, job, ErrorCode.READ_FAILED, f"{damage}; reindex the item")
+        catalog.finish_job(job.id, "failed", damage)
         return "failed"
-    policy = POLICIES[JobKind(job.kind)]
+    assert handler is not None
+    policy = policy_for(job.kind)
     try:
         handler(ctx, job)
     except JobCancelled as exc:
@@ -73,6 +79,8 @@ def run_job(ctx: JobContext, job: Job, *, clock: Callable[[], float] = time.time
             return "failed"
         if storage is not None:
             _fail_item(ctx, job, storage.code, storage.message)
+        elif isinstance(exc, CORRUPTION_ERRORS):
+            _fail_item(ctx, job, ErrorCode.INDEX_CORRUPT, INDEX_CORRUPT_ITEM_MESSAGE)
         else:
             _fail_item(ctx, job, ErrorCode.READ_FAILED, f"unexpected error: {exc}")
     else:
@@ -80,6 +88,19 @@ def run_job(ctx: JobContext, job: Job, *, clock: Callable[[], float] = time.time
         return "done"
     catalog.finish_job(job.id, "failed", "item failed")
     return "failed"
+
+
+INDEX_CORRUPT_ITEM_MESSAGE = (
+    "the knowledge base's index is damaged; restore the base (trove restore), which "
+    "rebuilds it from the base's own copies"
+)
+
+
+def _unrunnable(job: Job, has_handler: bool) -> str | None:
+    """Why a job row cannot run (unknown kind, unreadable payload), or None."""
+    if not has_handler:
+        return f"unknown job kind {job.kind!r}"
+    return job.payload_error
 
 
 def _cancelled(ctx: JobContext, job: Job, recovery: Recovery, reason: CancelReason) -> str:

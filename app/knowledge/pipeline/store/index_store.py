@@ -7,8 +7,11 @@ connection per thread, so in WAL mode they read while a job writes.
 from __future__ import annotations
 
 import logging
+import os
+import secrets
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -138,16 +141,40 @@ def index_path(base_dir: Path) -> Path:
     return base_dir / INDEX_DIR / INDEX_FILE
 
 
+# Errors that mean the index file itself is damaged (not busy, not full, not read-only).
+CORRUPTION_ERRORS: tuple[type[apsw.Error], ...] = (apsw.CorruptError, apsw.NotADBError)
+
+FileIdentity = tuple[int, int]
+
+# How often a writer follows a replaced file before giving up (each replacement is a
+# whole restore, so more than one in a row means something keeps swapping the file).
+_SWAP_RETRIES = 3
+
+
+def file_identity(path: Path) -> FileIdentity | None:
+    """(st_dev, st_ino) of the file now at `path`: it changes when restore swaps it."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
 class IndexStore:
-    def __init__(self, path: Path, *, create: bool = True) -> None:
+    def __init__(self, path: Path, *, create: bool = True, read_only: bool = False) -> None:
         self.path = path
-        if create:
+        self.read_only = read_only
+        if create and not read_only:
             path.parent.mkdir(parents=True, exist_ok=True)
         self._write_lock = threading.RLock()
-        self._writer = db.connect(path, create=create, vectors=True)
+        # Read-only: the "writer" is a read-only connection too; a write fails with
+        # apsw.ReadOnlyError, which callers classify as STORAGE_READ_ONLY.
+        self._writer = self._connect(create=create)
+        self._identity = file_identity(path)
         with self._write_lock:
             db.migrate(self._writer, MIGRATIONS, f"index {path}")
-        self._readers: dict[int, apsw.Connection] = {}
+        # Thread id -> (identity of the file the connection opened, connection).
+        self._readers: dict[int, tuple[FileIdentity | None, apsw.Connection]] = {}
         self._readers_lock = threading.Lock()
         self._vectors: VectorIndex | None = None
         self._vectors_lock = threading.Lock()
@@ -159,19 +186,69 @@ class IndexStore:
         # Keyed by OS thread id, not threading.local: a Qt pool thread gets a fresh Python
         # thread state for every job, so a thread-local connection would leak one per job.
         ident = threading.get_ident()
-        conn = self._readers.get(ident)
-        if conn is None:
-            conn = db.connect(self.path, create=False, vectors=True)
-            with self._readers_lock:
-                self._readers[ident] = conn
+        current = file_identity(self.path)
+        entry = self._readers.get(ident)
+        if entry is not None and (entry[0] == current or current is None):
+            return entry[1]
+        if entry is not None:
+            # Restore swapped a fresh file in: this connection still reads the old one.
+            log.info("index %s was replaced; reopening", self.path)
+            entry[1].close()
+            self._forget_vector_mirror()
+        conn = self._connect(create=False)
+        with self._readers_lock:
+            self._readers[ident] = (file_identity(self.path), conn)
         return conn
+
+    def _connect(self, *, create: bool) -> apsw.Connection:
+        return db.connect(self.path, create=create, vectors=True, read_only=self.read_only)
+
+    def _follow_replacement(self) -> None:
+        """Reopen the writer when the file at `path` is no longer the one it opened."""
+        current = file_identity(self.path)
+        if current is None or current == self._identity:
+            return
+        log.info("index %s was replaced; reopening its writer", self.path)
+        self._writer.close()
+        self._writer = self._connect(create=False)
+        self._identity = file_identity(self.path)
+        self._forget_vector_mirror()
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """A write transaction on the file now at `path` (db.write_transaction semantics).
+
+        The file's identity is checked again after the write lock is taken: a restore in
+        another process may have swapped the file between the first check and the lock, and
+        a write to the replaced file would be lost with it.
+        """
+        with self._write_lock:
+            if self._writer.in_transaction:
+                with db.write_transaction(self._writer):
+                    yield
+                return
+            for _ in range(_SWAP_RETRIES):
+                self._follow_replacement()
+                self._writer.execute("BEGIN IMMEDIATE")
+                if file_identity(self.path) in (self._identity, None):
+                    break
+                self._writer.execute("ROLLBACK")
+            else:
+                raise apsw.BusyError(f"index {self.path} keeps being replaced")
+            try:
+                yield
+                self._writer.execute("COMMIT")
+            except BaseException:
+                if self._writer.in_transaction:
+                    self._writer.execute("ROLLBACK")
+                raise
 
     def close(self) -> None:
         with self._write_lock, self._readers_lock:
             if self._closed:
                 return
             self._closed = True
-            for conn in self._readers.values():
+            for _, conn in self._readers.values():
                 conn.close()
             self._readers.clear()
             self._writer.close()
@@ -189,7 +266,7 @@ class IndexStore:
 
     def ensure_vectors(self, dimensions: int) -> None:
         """Create the vec0 table for this base's dimension, or check it matches."""
-        with self._write_lock, db.write_transaction(self._writer):
+        with self._writing():
             current = self._meta(self._writer, "dimensions")
             if current is not None:
                 if int(current) != dimensions:
@@ -203,9 +280,18 @@ class IndexStore:
             )
             self._writer.execute("INSERT INTO meta VALUES ('dimensions', ?)", (str(dimensions),))
 
+    def seed_epoch(self) -> None:
+        """Start the vector epoch at a random value: an in-memory vector mirror of a file
+        this one replaces can then never match its epoch by chance."""
+        with self._writing():
+            self._writer.execute(
+                "UPDATE meta SET value = ? WHERE key = 'vector_epoch'",
+                (str(secrets.randbelow(2**62)),),
+            )
+
     def drop_vectors(self) -> None:
         """Remove every vector (the base's embedding model changes)."""
-        with self._write_lock, db.write_transaction(self._writer):
+        with self._writing():
             self._writer.execute("DROP TABLE IF EXISTS vectors")
             self._writer.execute("DELETE FROM meta WHERE key = 'dimensions'")
             self._bump_epoch()
@@ -239,7 +325,7 @@ class IndexStore:
         """
         title_tokens = index_text(title)
         with self._write_lock:
-            with db.write_transaction(self._writer):
+            with self._writing():
                 # Read under the write lock: another process may have written meanwhile.
                 epoch_before = int(self._meta(self._writer, "vector_epoch") or 0)
                 removed = self._delete_material_rows(item_id)
@@ -290,7 +376,7 @@ class IndexStore:
     def delete_material(self, item_id: str) -> int:
         """Remove an item's material, chunks, FTS rows and vectors; returns chunks removed."""
         with self._write_lock:
-            with db.write_transaction(self._writer):
+            with self._writing():
                 # Read under the write lock: another process may have written meanwhile.
                 epoch_before = int(self._meta(self._writer, "vector_epoch") or 0)
                 removed = self._delete_material_rows(item_id)
@@ -523,6 +609,10 @@ class IndexStore:
 
     def fts_integrity_check(self) -> list[str]:
         """FTS5's own 'integrity-check' of the full-text index ([] when it passes)."""
+        if self.read_only:
+            # FTS5 runs its check as a write command: it cannot run on a read-only file,
+            # and the table-level PRAGMA integrity_check has still been done.
+            return []
         with self._write_lock:
             try:
                 self._writer.execute(
@@ -538,7 +628,7 @@ class IndexStore:
         if not ids:
             return 0
         with self._write_lock:
-            with db.write_transaction(self._writer):
+            with self._writing():
                 with_vectors = self._has_vector_table(self._writer)
                 for chunk_id in ids:
                     self._writer.execute("DELETE FROM chunks_fts WHERE rowid = ?", (chunk_id,))
@@ -555,7 +645,7 @@ class IndexStore:
         if not ids:
             return 0
         with self._write_lock:
-            with db.write_transaction(self._writer):
+            with self._writing():
                 if not self._has_vector_table(self._writer):
                     return 0
                 for rowid in ids:
@@ -567,7 +657,7 @@ class IndexStore:
     def rebuild_fts(self) -> int:
         """Rewrite the whole full-text index from the chunk rows (as rebuild_material writes
         them: body tokens of the chunk, title tokens of its material); returns rows written."""
-        with self._write_lock, db.write_transaction(self._writer):
+        with self._writing():
             # Dropped and created again, which also clears an index too damaged to delete
             # from. Not FTS5's 'delete-all': other connections keep a cached structure of
             # the table after it and then read it as corrupt (SQLite 3.54); a schema change
@@ -595,3 +685,62 @@ class IndexStore:
         """Drop the in-memory vector index; the next search reloads it from the table."""
         with self._vectors_lock:
             self._vectors = None
+
+
+# -- restore: a fresh file swapped in ------------------------------------------------------
+
+
+def build_fresh(path: Path, dimensions: int | None) -> Path:
+    """An empty, migrated index beside `path`, closed and synced, ready for `swap_in`.
+
+    Built beside the old file (same folder, same file system) so `os.replace` is atomic.
+    """
+    fresh = path.with_name(f"{path.name}.fresh-{os.getpid()}-{secrets.token_hex(4)}")
+    try:
+        store = IndexStore(fresh, create=True)
+        try:
+            store.seed_epoch()
+            if dimensions is not None:
+                store.ensure_vectors(dimensions)
+        finally:
+            store.close()  # the last connection checkpoints the WAL into the file
+        _fsync_file(fresh)
+    except BaseException:
+        for leftover in [*_sidecars(fresh), fresh]:
+            leftover.unlink(missing_ok=True)
+        raise
+    return fresh
+
+
+def swap_in(fresh: Path, path: Path) -> None:
+    """Put `fresh` in place of `path` atomically and durably.
+
+    The old file's -wal/-shm/-journal go first: SQLite would replay an old WAL's frames
+    onto the new file and damage it.
+    """
+    for sidecar in _sidecars(path):
+        sidecar.unlink(missing_ok=True)
+    os.replace(fresh, path)
+    _fsync_dir(path.parent)
+
+
+def _sidecars(path: Path) -> list[Path]:
+    return [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm", "-journal")]
+
+
+def _fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_dir(folder: Path) -> None:
+    if os.name != "posix":
+        return  # Windows cannot open a folder for fsync; os.replace is its durable rename
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -6,12 +6,14 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from app.knowledge.pipeline.store.index_store import IndexStore, index_path
+from app.knowledge.pipeline.store.index_store import IndexStore, build_fresh, index_path, swap_in
 
 
 class StoreRegistry:
-    def __init__(self, base_dir: Callable[[str], Path]) -> None:
+    def __init__(self, base_dir: Callable[[str], Path], *, read_only: bool = False) -> None:
         self._base_dir = base_dir
+        # A read-only data folder: stores open read-only and none is ever created.
+        self.read_only = read_only
         self._stores: dict[str, IndexStore] = {}
         self._lock = threading.Lock()
 
@@ -26,7 +28,9 @@ class StoreRegistry:
                 base_dir = self._base_dir(base_id)
                 if not base_dir.is_dir():
                     raise FileNotFoundError(f"the folder of knowledge base {base_id} is gone")
-                store = IndexStore(index_path(base_dir), create=True)
+                store = IndexStore(
+                    index_path(base_dir), create=not self.read_only, read_only=self.read_only
+                )
                 self._stores[base_id] = store
             return store
 
@@ -39,9 +43,25 @@ class StoreRegistry:
             path = index_path(self._base_dir(base_id))
             if not path.is_file():
                 return None
-            store = IndexStore(path, create=False)
+            store = IndexStore(path, create=False, read_only=self.read_only)
             self._stores[base_id] = store
             return store
+
+    def replace_with_fresh(self, base_id: str, dimensions: int | None) -> None:
+        """Swap an empty index in for the base's (restore: however damaged the old one is).
+
+        Other processes notice the new file by its identity and reopen; this process's
+        store is closed and reopened on next use.
+        """
+        base_dir = self._base_dir(base_id)
+        if not base_dir.is_dir():
+            raise FileNotFoundError(f"the folder of knowledge base {base_id} is gone")
+        path = index_path(base_dir)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fresh = build_fresh(path, dimensions)
+        self.close(base_id)
+        with self._lock:
+            swap_in(fresh, path)
 
     def close(self, base_id: str) -> None:
         with self._lock:
