@@ -1143,6 +1143,10 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>The system keychain is not available</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>The provider refused the API key</source>
         <translation type="unfinished"></translation>
     </message>

@@ -1132,6 +1132,10 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
         <translation>目录已损坏</translation>
     </message>
     <message>
+        <source>The system keychain is not available</source>
+        <translation>系统钥匙串不可用</translation>
+    </message>
+    <message>
         <source>The provider refused the API key</source>
         <translation>服务商拒绝了 API 密钥</translation>
     </message>

@@ -7,12 +7,6 @@ from PySide6.QtCore import QCoreApplication
 
 from app.knowledge.types import ErrorCode, TroveError
 
-# Engine codes this module may meet before (or without) the engine naming them in ErrorCode;
-# keyed by their plain strings, which an ErrorCode member equals and hashes like.
-INDEX_CORRUPT = "INDEX_CORRUPT"
-CATALOG_DAMAGED = "CATALOG_DAMAGED"
-
-
 def headline(code: str | None) -> str:
     """A short translated description of an error code (unknown codes: a generic one)."""
     titles: dict[str, str] = {
@@ -32,8 +26,13 @@ def headline(code: str | None) -> str:
             "errors", "The embedding model failed"
         ),
         ErrorCode.RERANK_FAILED: QCoreApplication.translate("errors", "The rerank model failed"),
-        INDEX_CORRUPT: QCoreApplication.translate("errors", "The index is damaged — run restore"),
-        CATALOG_DAMAGED: QCoreApplication.translate("errors", "The catalog is damaged"),
+        ErrorCode.INDEX_CORRUPT: QCoreApplication.translate(
+            "errors", "The index is damaged — run restore"
+        ),
+        ErrorCode.CATALOG_DAMAGED: QCoreApplication.translate("errors", "The catalog is damaged"),
+        ErrorCode.KEYCHAIN_UNAVAILABLE: QCoreApplication.translate(
+            "errors", "The system keychain is not available"
+        ),
         ErrorCode.PROVIDER_AUTH_FAILED: QCoreApplication.translate(
             "errors", "The provider refused the API key"
         ),

@@ -21,6 +21,7 @@ from PySide6.QtCore import QProcess, QSettings, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.knowledge.layout import resolve_home
+from app.knowledge.logs import configure_logging
 from app.knowledge.service import open_service
 from app.knowledge.types import TroveError
 from app.runtime.executor import JobExecutor
@@ -92,12 +93,13 @@ def main(argv: Sequence[str]) -> int:
             file=sys.stderr,
         )
         return 2
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if args.screenshot and not args.home and not os.environ.get("TROVE_HOME"):
         # A screenshot never touches the person's own knowledge bases.
         args.home = tempfile.mkdtemp(prefix="trove-demo-")
     home = resolve_home(args.home)
     home.mkdir(parents=True, exist_ok=True)
+    # Trove's warnings to the terminal, libraries' chatter (and reader workers') to the log file.
+    configure_logging(home)
     app = application()
     settings = QSettings(str(home / "settings.ini"), QSettings.Format.IniFormat)
     language = i18n.choose_language(args.lang, settings)
