@@ -69,6 +69,11 @@ MAX_TREE_PAGE = 500
 MAX_TREE_DEPTH = 64
 MAX_MANAGE_TARGETS = 100
 DEFAULT_WAIT_SECONDS = 30.0
+# kb_manage wait=true polls the catalog for items whose jobs another process runs.
+SETTLE_POLL_FIRST = 0.05
+SETTLE_POLL_MAX = 0.5
+SETTLE_RECOVER_EVERY = 2.0
+UNSETTLED_STATUSES = frozenset({ItemStatus.PREPARING, ItemStatus.PROCESSING, ItemStatus.DELETING})
 _SKIP_CHUNK = 1 << 20
 
 _URL_LIKE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://|^(?:file|javascript|data|mailto|about):", re.I)
@@ -820,7 +825,7 @@ class ConceptTools:
                 touched = [i.id for i in self._service.reindex(base.id, ids)]
             result["conceptIds"] = [c.concept_id for c in concepts]
 
-        result["processing"] = self._process(base.id, wait) if touched else "done"
+        result["processing"] = self._process(base.id, wait, touched) if touched else "done"
         items = self._service.catalog.get_items(touched)
         if action == "delete":
             result["deleted"] = [i for i in touched if i not in items]
@@ -844,14 +849,43 @@ class ConceptTools:
             _merge(report, self._service.add_urls(base.id, urls))
         return report
 
-    def _process(self, base_id: str, wait: bool) -> str:
+    def _process(self, base_id: str, wait: bool, touched: Sequence[str]) -> str:
         """'done' when processed, 'running' in the background, 'queued' when nobody runs it."""
         if self._jobs is None:
             return "queued"
         ticket = self._jobs.request(base_id)
-        if wait and self._jobs.wait(base_id, ticket, self._wait_seconds):
-            return "done"
-        return "running"
+        if not wait:
+            return "running"
+        deadline = time.monotonic() + self._wait_seconds
+        if not self._jobs.wait(base_id, ticket, self._wait_seconds):
+            return "running"
+        return "done" if self._settle(base_id, touched, deadline) else "running"
+
+    def _settle(self, base_id: str, touched: Sequence[str], deadline: float) -> bool:
+        """Wait until the touched items are settled (or gone), wherever their jobs run.
+
+        This process's drain ends when it finds nothing left to claim, but the window or a
+        terminal on the same data folder may have claimed some of the jobs: "done" must mean
+        done there too. A process that dies meanwhile is recovered here (its items fail as
+        interrupted), so the wait never outlives the work."""
+        assert self._jobs is not None
+        pause, recovered_at = SETTLE_POLL_FIRST, time.monotonic()
+        while True:
+            items = self._service.catalog.get_items(list(touched)).values()
+            if not any(i.status in UNSETTLED_STATUSES for i in items):
+                return True
+            now = time.monotonic()
+            if now >= deadline:
+                return False
+            if self._service.catalog.job_counts(base_id)[0]:
+                # Work queued again (a retry came due, a dead writer's deletion resumed).
+                ticket = self._jobs.request(base_id)
+                self._jobs.wait(base_id, ticket, max(0.0, deadline - now))
+            elif now - recovered_at >= SETTLE_RECOVER_EVERY:
+                self._service.recover()
+                recovered_at = now
+            time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+            pause = min(pause * 2, SETTLE_POLL_MAX)
 
     def _item_summary(self, item: Item) -> dict[str, Any]:
         data = _item_json(item)

@@ -92,13 +92,14 @@ def create_items(
 ) -> list[Item]:
     """Create leaf items (source, desired material name, title) and queue their indexing.
 
-    The caller holds the base mutex: allocation reads what exists, then rows are created.
+    The caller holds the base mutex: allocation reads what exists, then rows are created,
+    in one write transaction, so another process cannot take the same names meanwhile.
     """
-    namer = paths.MaterialNamer(
-        parts.layout.raw_dir(base_id), _reserved_paths(parts.catalog, base_id)
-    )
     items: list[Item] = []
     with parts.catalog.transaction():
+        namer = paths.MaterialNamer(
+            parts.layout.raw_dir(base_id), _reserved_paths(parts.catalog, base_id)
+        )
         for source, desired, title in entries:
             rel = namer.allocate(
                 desired, with_md_product=item_type is ItemType.FILE and needs_product(desired)
@@ -139,10 +140,12 @@ def _create_root(
     desired: str,
     options: dict[str, object] | None = None,
 ) -> Item:
-    rel = paths.allocate_material_name(
-        parts.layout.raw_dir(base_id), desired, reserved=_reserved_paths(parts.catalog, base_id)
-    )
     with parts.catalog.transaction():
+        rel = paths.allocate_material_name(
+            parts.layout.raw_dir(base_id),
+            desired,
+            reserved=_reserved_paths(parts.catalog, base_id),
+        )
         item = parts.catalog.create_item(
             base_id,
             item_type,
@@ -299,38 +302,46 @@ def _admit(
 ) -> None:
     with parts.mutex.lock(base_id):
         for cand in candidates:
-            clash = _conflict(parts.catalog, base_id, cand)
-            if clash is not None:
-                existing, reason = clash
-                if on_conflict is OnConflict.SKIP:
-                    report.skipped.append((cand.source, reason))
-                    continue
-                mark_deleting(parts, [existing])
-                report.replaced.append((cand.source, existing.id))
-            if cand.item_type in CONTAINER_TYPES:
-                options = folder_options if cand.item_type is ItemType.DIRECTORY else None
-                report.added.append(
-                    _create_root(
-                        parts,
-                        base_id,
-                        cand.item_type,
-                        cand.source,
-                        cand.title,
-                        cand.desired,
-                        options,
-                    )
-                )
-            else:
-                hashes = {cand.source: cand.content_hash} if cand.content_hash else None
-                report.added.extend(
-                    create_items(
-                        parts,
-                        base_id,
-                        cand.item_type,
-                        [(cand.source, cand.desired, cand.title)],
-                        hashes=hashes,
-                    )
-                )
+            # The mutex is per process: the conflict check and the rows it allows are one
+            # write transaction, so two processes adding the same source admit it once.
+            with parts.catalog.transaction():
+                _admit_one(parts, base_id, cand, report, on_conflict, folder_options)
+
+
+def _admit_one(
+    parts: EngineParts,
+    base_id: str,
+    cand: _Candidate,
+    report: AddReport,
+    on_conflict: OnConflict,
+    folder_options: dict[str, object] | None,
+) -> None:
+    clash = _conflict(parts.catalog, base_id, cand)
+    if clash is not None:
+        existing, reason = clash
+        if on_conflict is OnConflict.SKIP:
+            report.skipped.append((cand.source, reason))
+            return
+        mark_deleting(parts, [existing])
+        report.replaced.append((cand.source, existing.id))
+    if cand.item_type in CONTAINER_TYPES:
+        options = folder_options if cand.item_type is ItemType.DIRECTORY else None
+        report.added.append(
+            _create_root(
+                parts, base_id, cand.item_type, cand.source, cand.title, cand.desired, options
+            )
+        )
+        return
+    hashes = {cand.source: cand.content_hash} if cand.content_hash else None
+    report.added.extend(
+        create_items(
+            parts,
+            base_id,
+            cand.item_type,
+            [(cand.source, cand.desired, cand.title)],
+            hashes=hashes,
+        )
+    )
 
 
 def _conflict(catalog: Catalog, base_id: str, cand: _Candidate) -> tuple[Item, str] | None:
@@ -405,7 +416,9 @@ def _selected(catalog: Catalog, base_id: str, item_ids: Sequence[str] | None) ->
 
 def delete_items(parts: EngineParts, base_id: str, item_ids: Sequence[str] | None) -> list[str]:
     """Delete items (all of the base's when None); returns the root ids queued for deletion."""
-    with parts.mutex.lock(base_id):
+    # Read and marked in one transaction: another process deleting the same items at once
+    # finds them already deleting instead of tripping over a stale status.
+    with parts.mutex.lock(base_id), parts.catalog.transaction():
         items = _live(_selected(parts.catalog, base_id, item_ids))
         if not items:
             return []
@@ -456,7 +469,9 @@ def check_settled(catalog: Catalog, roots: Sequence[Item], action: str) -> None:
 def reindex(parts: EngineParts, base_id: str, item_ids: Sequence[str] | None) -> list[Item]:
     """Re-acquire sources and index again; refused before anything is queued when it can't run."""
     _require_usable_base(parts, base_id)
-    with parts.mutex.lock(base_id):
+    # One transaction from the check to the queued jobs: a reindex of the same items in
+    # another process either sees them busy or has not started.
+    with parts.mutex.lock(base_id), parts.catalog.transaction():
         roots = _top_roots(parts.catalog, _live(_selected(parts.catalog, base_id, item_ids)))
         check_settled(parts.catalog, roots, "reindex")
         checks = {root.id: check_source(root) for root in roots}

@@ -51,7 +51,7 @@ def delete_subtree(ctx: JobContext, base_id: str, root_id: str) -> None:
         if store is not None:
             store.delete_material(item.id)
         _delete_files(raw, item)
-    with parts.mutex.lock(base_id):
+    with parts.mutex.lock(base_id), parts.catalog.transaction():
         # Deepest first, so no row ever points at a removed parent.
         for item in sorted(subtree, key=_depth_key(subtree), reverse=True):
             parts.catalog.delete_item_row(item.id)

@@ -8,7 +8,15 @@ from app.knowledge.types import ErrorCode, ItemStatus
 
 
 def settle_parent(catalog: Catalog, parent_id: str | None) -> None:
-    """Move a root to the aggregate of its children once they have settled."""
+    """Move a root to the aggregate of its children once they have settled.
+
+    Read and write in one transaction: two processes finishing a folder's last children
+    at once both see all of them, and only the first moves the folder."""
+    with catalog.transaction():
+        _settle(catalog, parent_id)
+
+
+def _settle(catalog: Catalog, parent_id: str | None) -> None:
     while parent_id is not None:
         parent = catalog.get_item(parent_id)
         if parent is None or parent.status is ItemStatus.DELETING:

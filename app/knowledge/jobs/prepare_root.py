@@ -46,7 +46,9 @@ def expand(ctx: JobContext, root: Item, options: dict[str, object]) -> None:
     else:
         raise ItemFailure(ErrorCode.UNSUPPORTED_FILE_TYPE, f"{root.type} items are not expanded")
     ctx.raise_if_cancelled(root.id)
-    with parts.mutex.lock(root.base_id):
+    # One write transaction: another process must not see (and claim) the children before
+    # the root is marked processing, or its settle of the root races this write.
+    with parts.mutex.lock(root.base_id), parts.catalog.transaction():
         current = parts.catalog.get_item(root.id)
         if current is None or current.status is not ItemStatus.PREPARING:
             return

@@ -67,12 +67,16 @@ def recover(parts: EngineParts, *, now: float | None = None) -> RecoveryReport:
             catalog.finish_job(job.id, "abandoned", "interrupted")
             report.abandoned_jobs += 1
 
-    live = catalog.list_jobs(statuses=("queued", "running"))
-    busy = set().union(*(job_items(j) for j in live)) if live else set()
-    deleting_jobs = {i for j in live if j.kind == JobKind.DELETE_SUBTREE for i in job_items(j)}
-
     for base in catalog.list_bases():
-        with parts.mutex.lock(base.id):
+        # One write transaction per base: the jobs and items are read and fixed as one
+        # snapshot, so an item another live process creates meanwhile (with its job) is
+        # never taken for an interrupted one. Recovery may run while other writers work.
+        with parts.mutex.lock(base.id), catalog.transaction():
+            live = catalog.list_jobs(base.id, statuses=("queued", "running"))
+            busy = set().union(*(job_items(j) for j in live)) if live else set()
+            deleting_jobs = {
+                i for j in live if j.kind == JobKind.DELETE_SUBTREE for i in job_items(j)
+            }
             items = catalog.list_items(base.id)
             by_id = {i.id: i for i in items}
             to_settle: list[str] = []
