@@ -220,6 +220,18 @@ def test_silent_server_ends_at_the_deadline(silent: TrickleServer) -> None:
     assert_total_timeout(error, elapsed)
 
 
+def test_a_read_timeout_shorter_than_the_deadline_still_applies(silent: TrickleServer) -> None:
+    # Reads wait in short slices for the cancel check; the slices must add up to the
+    # read timeout rather than restart it.
+    started = time.monotonic()
+    with pytest.raises(FetchError) as info:
+        fetch_url(silent.url(), limits=FetchLimits(read_timeout=0.5, total_timeout=5.0))
+    elapsed = time.monotonic() - started
+    assert 0.5 <= elapsed < 0.5 + MARGIN, f"the fetch took {elapsed:.2f} s"
+    assert info.value.retryable
+    assert "sent no data for 0.5 s (read timeout)" in info.value.message
+
+
 def test_a_proxy_from_the_environment_obeys_the_deadline(
     header_loris: TrickleServer, silent: TrickleServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

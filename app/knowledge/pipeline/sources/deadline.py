@@ -82,7 +82,7 @@ def _wait_for(
         limit = min(limit, (now if started is None else started) + timeout)
     left = limit - now
     if left <= 0:
-        raise expired("the fetch's time limit was reached")
+        raise expired("timed out")
     return left if cap is None else min(left, cap)
 
 
