@@ -44,7 +44,7 @@ from app.knowledge.pipeline.indexing.spans import (
 )
 from app.knowledge.pipeline.readers.errors import ReaderError
 from app.knowledge.pipeline.sources.snapshot import page_document
-from app.knowledge.pipeline.sources.web import FetchError, fetch_url
+from app.knowledge.pipeline.sources.web import FetchCancelled, FetchError, fetch_url
 from app.knowledge.pipeline.store.index_store import ChunkRecord, DimensionMismatchError
 from app.knowledge.pipeline.store.vector_index import FloatMatrix
 from app.knowledge.types import (
@@ -350,8 +350,16 @@ def _acquire_url(
             ) from exc
         return _chunked(ctx, base, text, item.title, ())
     try:
-        page = fetch_url(item.source, limits=ctx.parts.fetch_limits)
+        page = fetch_url(
+            item.source,
+            limits=ctx.parts.fetch_limits,
+            # A fetch can wait on the network for a minute: Ctrl-C or closing the app must
+            # not wait for it (the item is then marked INDEXING_INTERRUPTED by the runner).
+            cancelled=lambda: ctx.cancelled() is not None,
+        )
         doc = page_document(page)
+    except FetchCancelled:
+        raise JobCancelled(ctx.cancelled() or CancelReason.SHUTDOWN) from None
     except FetchError as exc:
         if exc.retryable:
             raise RetryableFailure(exc.code, exc.message, exc.retry_after) from exc

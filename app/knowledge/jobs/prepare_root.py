@@ -17,12 +17,12 @@ from app.knowledge.ingestion import (
     url_material_name,
 )
 from app.knowledge.jobs.context import JobContext
-from app.knowledge.jobs.errors import ItemFailure, RetryableFailure
+from app.knowledge.jobs.errors import CancelReason, ItemFailure, JobCancelled, RetryableFailure
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.pipeline.readers.registry import SUPPORTED_EXTENSIONS
 from app.knowledge.pipeline.sources.directory import scan_directory
 from app.knowledge.pipeline.sources.sitemap import expand_sitemap
-from app.knowledge.pipeline.sources.web import FetchError
+from app.knowledge.pipeline.sources.web import FetchCancelled, FetchError
 from app.knowledge.types import SETTLED_STATUSES, ErrorCode, Item, ItemStatus, ItemType
 
 log = logging.getLogger(__name__)
@@ -90,7 +90,13 @@ def _directory_children(root: Item, options: dict[str, object]) -> list[tuple[st
 
 def _sitemap_children(ctx: JobContext, root: Item) -> list[tuple[str, str]]:
     try:
-        expansion = expand_sitemap(root.source, limits=ctx.parts.sitemap_limits)
+        expansion = expand_sitemap(
+            root.source,
+            limits=ctx.parts.sitemap_limits,
+            cancelled=lambda: ctx.cancelled() is not None,
+        )
+    except FetchCancelled:
+        raise JobCancelled(ctx.cancelled() or CancelReason.SHUTDOWN) from None
     except FetchError as exc:
         if exc.retryable:
             raise RetryableFailure(exc.code, exc.message, exc.retry_after) from exc

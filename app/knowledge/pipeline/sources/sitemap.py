@@ -189,9 +189,14 @@ def parse_sitemap(xml_bytes: bytes, base_url: str) -> tuple[list[str], list[str]
     raise _failed(f"not a sitemap: the root element is <{kind or '?'}>")
 
 
-def fetch_sitemap(url: str, *, client: httpx.Client | None = None) -> FetchedPage:
+def fetch_sitemap(
+    url: str,
+    *,
+    client: httpx.Client | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> FetchedPage:
     """fetch_url, also accepting the content types sitemaps are served with."""
-    return fetch_url(url, client=client, accept=SITEMAP_CONTENT_TYPES)
+    return fetch_url(url, client=client, accept=SITEMAP_CONTENT_TYPES, cancelled=cancelled)
 
 
 class _Collector:
@@ -262,18 +267,21 @@ def expand_sitemap(
     *,
     fetch: Callable[[str], FetchedPage] | None = None,
     limits: SitemapLimits = SitemapLimits(),
+    cancelled: Callable[[], bool] | None = None,
 ) -> SitemapExpansion:
     """Read the sitemap at url and the sitemaps it indexes, breadth first, within limits.
 
     `fetch` is called from worker threads (up to `limits.concurrency` at once); by default
     every sitemap is fetched with `fetch_sitemap` over one pooled client. A failing root
     raises FetchError; a failing child sitemap is recorded in `errors` and the rest go on.
+    `cancelled` stops the default fetches (FetchCancelled escapes); a custom `fetch` is
+    responsible for its own.
     """
     root = check_url(url)
     if fetch is not None:
         return _expand(root, fetch, limits)
     with make_client(FetchLimits()) as client:
-        return _expand(root, partial(fetch_sitemap, client=client), limits)
+        return _expand(root, partial(fetch_sitemap, client=client, cancelled=cancelled), limits)
 
 
 def _expand(

@@ -1,8 +1,14 @@
 """Fetch one web page safely: http/https only, every redirect re-checked, size and time capped.
 
-`fetch_url` is synchronous because it runs in job worker threads. The only exception it lets
+`fetch_url` is synchronous because it runs in job worker threads. The exception it lets
 escape is `FetchError`, whose `retryable` flag tells the job runner whether another attempt
-could succeed (429, 5xx, timeouts, dropped connections) or not (4xx, refused URLs, too large).
+could succeed (429, 5xx, timeouts, dropped connections) or not (4xx, refused URLs, too large);
+and `FetchCancelled` when the caller's cancel check asked it to stop.
+
+`total_timeout` is one wall-clock deadline for the whole fetch, redirects, headers and body
+included: the clients `fetch_url` and `make_client` build put every socket operation under
+it (see `deadline.py`). An injected client of the caller's own is checked between
+operations only (per hop and per body chunk).
 """
 
 from __future__ import annotations
@@ -12,13 +18,17 @@ import email.utils
 import re
 import ssl
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
 
+from app.knowledge.pipeline.sources.deadline import DeadlineClient, fetch_scope
+from app.knowledge.pipeline.sources.deadline import (
+    FetchCancelled as FetchCancelled,  # re-exported: callers of fetch_url catch it from here
+)
 from app.knowledge.types import ErrorCode
 
 ALLOWED_SCHEMES = ("http", "https")
@@ -223,8 +233,13 @@ def _is_certificate_error(exc: BaseException) -> bool:
     return False
 
 
-def _transport_error(exc: httpx.HTTPError, url: str, limits: FetchLimits) -> FetchError:
+def _transport_error(
+    exc: httpx.HTTPError, url: str, limits: FetchLimits, deadline: float
+) -> FetchError:
     where = _shorten(url)
+    if isinstance(exc, httpx.TimeoutException) and time.monotonic() >= deadline:
+        # The deadline backend cut the wait short: the whole fetch is what ran too long.
+        return _total_timeout(url, limits)
     if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
         return _failed(
             f"could not connect to {where} within {limits.connect_timeout:g} s", retryable=True
@@ -293,49 +308,67 @@ def fetch_url(
     limits: FetchLimits = FetchLimits(),
     user_agent: str = DEFAULT_USER_AGENT,
     accept: Collection[str] = ACCEPTED_CONTENT_TYPES,
+    cancelled: Callable[[], bool] | None = None,
 ) -> FetchedPage:
     """GET url, following redirects by hand so that every hop passes `check_url`.
 
     `limits` applies to an injected client too (timeouts are set per request). `accept` is
     the set of mime types let through; a response that declares no type is sniffed.
+    `cancelled` is polled while the fetch waits on the network (a few times a second); once
+    it returns true the fetch ends with FetchCancelled.
     """
     current = check_url(url)
     deadline = time.monotonic() + limits.total_timeout
     own_client = client is None
     active = client if client is not None else make_client(limits)
     try:
-        for _hop in range(limits.max_redirects + 1):
-            response = _send(active, current, limits, deadline, user_agent)
-            try:
-                location = response.headers.get("Location")
-                if response.status_code in _REDIRECT_STATUSES and location is not None:
-                    try:
-                        current = check_url(urljoin(current, location))
-                    except FetchError as exc:
-                        raise _failed(
-                            f"{_shorten(current)} redirected to a refused URL: {exc.message}"
-                        ) from None
-                    continue
-                return _page(response, url, current, limits, deadline, accept)
-            finally:
-                response.close()
-        raise _failed(
-            f"too many redirects (more than {limits.max_redirects}) fetching {_shorten(url)}"
-        )
+        with fetch_scope(deadline, cancelled):
+            return _follow(active, url, current, limits, deadline, user_agent, accept)
     finally:
         if own_client:
             active.close()
 
 
+def _follow(
+    active: httpx.Client,
+    url: str,
+    current: str,
+    limits: FetchLimits,
+    deadline: float,
+    user_agent: str,
+    accept: Collection[str],
+) -> FetchedPage:
+    """Send, follow redirects, and read the final page."""
+    for _hop in range(limits.max_redirects + 1):
+        response = _send(active, current, limits, deadline, user_agent)
+        try:
+            location = response.headers.get("Location")
+            if response.status_code in _REDIRECT_STATUSES and location is not None:
+                try:
+                    current = check_url(urljoin(current, location))
+                except FetchError as exc:
+                    raise _failed(
+                        f"{_shorten(current)} redirected to a refused URL: {exc.message}"
+                    ) from None
+                continue
+            return _page(response, url, current, limits, deadline, accept)
+        finally:
+            response.close()
+    raise _failed(f"too many redirects (more than {limits.max_redirects}) fetching {_shorten(url)}")
+
+
 def make_client(limits: FetchLimits = FetchLimits()) -> httpx.Client:
-    """A client with the limits' timeouts, for callers that pool connections across fetches."""
+    """A client with the limits' timeouts, for callers that pool connections across fetches.
+
+    Its connections obey the wall-clock deadline (and cancel check) of whichever
+    `fetch_url` call is using them."""
     timeout = httpx.Timeout(
         connect=limits.connect_timeout,
         read=limits.read_timeout,
         write=limits.read_timeout,
         pool=limits.connect_timeout,
     )
-    return httpx.Client(timeout=timeout, follow_redirects=False)
+    return DeadlineClient(timeout=timeout, follow_redirects=False)
 
 
 def _send(
@@ -351,7 +384,7 @@ def _send(
     try:
         return client.send(request, stream=True, follow_redirects=False)
     except httpx.HTTPError as exc:
-        raise _transport_error(exc, url, limits) from exc
+        raise _transport_error(exc, url, limits, deadline) from exc
     except httpx.InvalidURL as exc:
         # httpx parses a redirect's Location even when not following it, so an unparsable
         # Location surfaces here rather than in check_url.
@@ -381,7 +414,7 @@ def _page(
     try:
         body = _read_body(response, final, limits, deadline)
     except httpx.HTTPError as exc:
-        raise _transport_error(exc, final, limits) from exc
+        raise _transport_error(exc, final, limits, deadline) from exc
     if not content_type:
         sniffed = _sniff(body)
         if sniffed is None or sniffed not in accept:

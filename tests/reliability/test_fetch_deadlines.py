@@ -1,0 +1,316 @@
+"""Every URL fetch ends within one wall-clock deadline, and Ctrl-C stops a fetch cleanly.
+
+The servers are raw sockets on 127.0.0.1 that misbehave on purpose: headers or body sent one
+byte at a time with gaps shorter than the read timeout (a slow loris, which no per-read
+timeout can catch), a listener whose accept queue is full so connects are never answered,
+and one that accepts and then says nothing. Each runs for a bounded time and stops by itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from app.knowledge.pipeline.sources.web import (
+    FetchCancelled,
+    FetchError,
+    FetchLimits,
+    fetch_url,
+    make_client,
+)
+from app.knowledge.types import ErrorCode
+
+DEADLINE = 1.5
+# Bigger than any gap between bytes, so only the wall-clock deadline can end a slow loris.
+LIMITS = FetchLimits(connect_timeout=5.0, read_timeout=3.0, total_timeout=DEADLINE)
+# What a fetch may overrun its deadline by: a read waits in 0.1 s slices, plus scheduling
+# on a busy machine.
+MARGIN = 0.6
+# How long a misbehaving server keeps going: far past any deadline here, so a fetch that
+# ignores the deadline fails the timing assertion instead of ending early by luck.
+SERVER_LIFETIME = 20.0
+PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+SLOW_HEADERS = b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-Pad-%d: x\r\n" % i for i in range(2000))
+BODY_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 10000\r\n\r\n"
+
+
+class TrickleServer:
+    """Answers each connection with `head` at once, then `trickle` one byte per `gap`
+    seconds, then holds the connection open silently; all within `lifetime` seconds."""
+
+    def __init__(
+        self, head: bytes, trickle: bytes, gap: float, lifetime: float = SERVER_LIFETIME
+    ) -> None:
+        self.head, self.trickle, self.gap = head, trickle, gap
+        self.requested = threading.Event()  # a full request arrived: the fetch is under way
+        self._stop = threading.Event()
+        self._end = time.monotonic() + lifetime
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._listener.settimeout(0.05)
+        self.port: int = self._listener.getsockname()[1]
+        self._threads = [threading.Thread(target=self._accept_loop, daemon=True)]
+        self._threads[0].start()
+
+    def url(self, path: str = "/") -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def _left(self) -> float:
+        return self._end - time.monotonic()
+
+    def _accept_loop(self) -> None:
+        while not self._stop.is_set() and self._left() > 0:
+            try:
+                conn, _ = self._listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            worker = threading.Thread(target=self._serve, args=(conn,), daemon=True)
+            self._threads.append(worker)
+            worker.start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        with conn:
+            try:
+                self._read_request(conn)
+                self.requested.set()
+                conn.sendall(self.head)
+                for byte in self.trickle:
+                    if self._stop.wait(self.gap) or self._left() <= 0:
+                        return
+                    conn.sendall(bytes([byte]))
+                self._stop.wait(max(0.0, self._left()))
+            except OSError:
+                return  # the client gave up and hung up: that is the point
+
+    def _read_request(self, conn: socket.socket) -> None:
+        conn.settimeout(max(0.1, self._left()))
+        received = b""
+        while b"\r\n\r\n" not in received and len(received) < 65536:
+            chunk = conn.recv(4096)
+            if not chunk:
+                raise ConnectionResetError("client left before sending a request")
+            received += chunk
+
+    def close(self) -> None:
+        self._stop.set()
+        self._listener.close()
+        for thread in self._threads:
+            thread.join(timeout=2)
+
+
+@pytest.fixture(autouse=True)
+def no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A proxy from the environment would take these fetches elsewhere than 127.0.0.1."""
+    for var in PROXY_VARS:
+        monkeypatch.delenv(var, raising=False)
+
+
+@contextlib.contextmanager
+def serving(head: bytes, trickle: bytes, gap: float) -> Iterator[TrickleServer]:
+    server = TrickleServer(head, trickle, gap)
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture
+def header_loris() -> Iterator[TrickleServer]:
+    with serving(b"", SLOW_HEADERS, gap=0.05) as server:
+        yield server
+
+
+@pytest.fixture
+def body_loris() -> Iterator[TrickleServer]:
+    # Long gaps on purpose: a deadline checked only per body chunk overruns by one gap.
+    with serving(BODY_HEAD, b"." * 10000, gap=1.2) as server:
+        yield server
+
+
+@pytest.fixture
+def silent() -> Iterator[TrickleServer]:
+    with serving(b"", b"", gap=0.0) as server:
+        yield server
+
+
+@pytest.fixture
+def full_backlog() -> Iterator[str]:
+    """A URL whose connects are never answered: the listener's accept queue is full, so
+    Linux drops the SYNs (the client retries them for far longer than any deadline)."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("an unanswered SYN on a full accept queue is Linux behaviour")
+    listener = socket.socket()
+    fillers: list[socket.socket] = []
+    try:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(0)
+        address = listener.getsockname()
+        for _ in range(8):
+            filler = socket.socket()
+            filler.settimeout(0.3)
+            fillers.append(filler)
+            try:
+                filler.connect(address)
+            except TimeoutError:
+                break  # this one was not answered: the queue is full
+        else:
+            pytest.skip("the accept queue never filled up")
+        yield f"http://127.0.0.1:{address[1]}/"
+    finally:
+        for filler in fillers:
+            filler.close()
+        listener.close()
+
+
+def timed_fetch_error(url: str, client: httpx.Client | None = None) -> tuple[FetchError, float]:
+    started = time.monotonic()
+    with pytest.raises(FetchError) as info:
+        fetch_url(url, client=client, limits=LIMITS)
+    return info.value, time.monotonic() - started
+
+
+def assert_total_timeout(error: FetchError, elapsed: float) -> None:
+    assert DEADLINE <= elapsed < DEADLINE + MARGIN, f"the fetch took {elapsed:.2f} s"
+    assert error.code is ErrorCode.FETCH_FAILED
+    assert error.retryable
+    assert f"took longer than {DEADLINE:g} s" in error.message
+
+
+# ---------------------------------------------------------------- deadlines
+
+
+@pytest.mark.parametrize("pooled", [False, True], ids=["own-client", "make_client"])
+def test_header_slow_loris_ends_at_the_deadline(header_loris: TrickleServer, pooled: bool) -> None:
+    if pooled:
+        with make_client(LIMITS) as client:
+            error, elapsed = timed_fetch_error(header_loris.url(), client=client)
+    else:
+        error, elapsed = timed_fetch_error(header_loris.url())
+    assert header_loris.requested.is_set()
+    assert_total_timeout(error, elapsed)
+
+
+def test_body_slow_loris_ends_at_the_deadline(body_loris: TrickleServer) -> None:
+    error, elapsed = timed_fetch_error(body_loris.url())
+    assert_total_timeout(error, elapsed)
+
+
+def test_stalled_connect_ends_at_the_deadline(full_backlog: str) -> None:
+    error, elapsed = timed_fetch_error(full_backlog)
+    assert_total_timeout(error, elapsed)
+
+
+def test_silent_server_ends_at_the_deadline(silent: TrickleServer) -> None:
+    error, elapsed = timed_fetch_error(silent.url())
+    assert silent.requested.is_set()
+    assert_total_timeout(error, elapsed)
+
+
+def test_a_read_timeout_shorter_than_the_deadline_still_applies(silent: TrickleServer) -> None:
+    # Reads wait in short slices for the cancel check; the slices must add up to the
+    # read timeout rather than restart it.
+    started = time.monotonic()
+    with pytest.raises(FetchError) as info:
+        fetch_url(silent.url(), limits=FetchLimits(read_timeout=0.5, total_timeout=5.0))
+    elapsed = time.monotonic() - started
+    assert 0.5 <= elapsed < 0.5 + MARGIN, f"the fetch took {elapsed:.2f} s"
+    assert info.value.retryable
+    assert "sent no data for 0.5 s (read timeout)" in info.value.message
+
+
+def test_a_proxy_from_the_environment_obeys_the_deadline(
+    header_loris: TrickleServer, silent: TrickleServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The slow loris plays the proxy: the request for the other server goes to it.
+    monkeypatch.setenv("HTTP_PROXY", header_loris.url())
+    error, elapsed = timed_fetch_error(silent.url("/via-proxy"))
+    assert header_loris.requested.is_set() and not silent.requested.is_set()
+    assert_total_timeout(error, elapsed)
+
+
+def test_a_cancelled_fetch_stops_within_a_poll(header_loris: TrickleServer) -> None:
+    cancel_at = time.monotonic() + 0.5
+    cancelled: Callable[[], bool] = lambda: time.monotonic() >= cancel_at  # noqa: E731
+    with pytest.raises(FetchCancelled):
+        fetch_url(header_loris.url(), limits=LIMITS, cancelled=cancelled)
+    late = time.monotonic() - cancel_at
+    assert 0 <= late < 0.4, f"the fetch went on {late:.2f} s after it was cancelled"
+
+
+# ---------------------------------------------------------------- Ctrl-C in the CLI
+
+
+def cli_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "TROVE_HOME" and k not in PROXY_VARS}
+    env["QT_QPA_PLATFORM"] = "offscreen"
+    return env
+
+
+def trove(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "app", "--home", str(home), *args]
+    return subprocess.run(
+        cmd, capture_output=True, text=True, env=cli_env(), timeout=60, check=False
+    )
+
+
+def items(home: Path, base: str) -> list[dict[str, object]]:
+    listed = trove(home, "item", "list", base, "--json")
+    assert listed.returncode == 0, listed.stderr
+    result: list[dict[str, object]] = json.loads(listed.stdout)
+    return result
+
+
+def wait_for(event: threading.Event, proc: subprocess.Popen[str], seconds: float) -> bool:
+    """Whether `event` was set within `seconds`, giving up early if `proc` ends."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and proc.poll() is None:
+        if event.wait(0.05):
+            return True
+    return event.is_set()
+
+
+def test_ctrl_c_during_a_slow_fetch_leaves_no_item_processing(
+    tmp_path: Path, header_loris: TrickleServer
+) -> None:
+    home = tmp_path / "home"
+    created = trove(home, "base", "create", "Web")
+    assert created.returncode == 0, created.stderr
+    cmd = [sys.executable, "-m", "app", "--home", str(home), "add", "Web", header_loris.url()]
+    proc = subprocess.Popen(
+        [*cmd, "--wait"],
+        env=cli_env(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert wait_for(header_loris.requested, proc, 30), "the add never fetched the page"
+        assert [i["status"] for i in items(home, "Web")] == ["processing"]
+        proc.send_signal(signal.SIGINT)
+        interrupted = time.monotonic()
+        _, stderr = proc.communicate(timeout=10)
+        took = time.monotonic() - interrupted
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert took < 5, f"the CLI needed {took:.1f} s to stop after Ctrl-C"
+    assert proc.returncode == 130, stderr
+    [item] = items(home, "Web")
+    assert item["status"] == "failed", item
+    assert item["errorCode"] == ErrorCode.INDEXING_INTERRUPTED
