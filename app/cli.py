@@ -375,13 +375,26 @@ def _process_and_report(
         items = [i for i in items if i.id in item_ids or i.parent_id in item_ids]
     leaves = [i for i in items if i.type not in CONTAINER_TYPES]
     failed = [i for i in leaves if i.status is ItemStatus.FAILED]
+    # The queue drained but these never got an outcome written (the catalog refused it):
+    # the next start marks them INDEXING_INTERRUPTED. Never reported as a success.
+    unfinished = [i for i in leaves if i.status in RUNNING_STATUSES]
     done = sum(1 for i in leaves if i.status is ItemStatus.COMPLETED)
-    print(f"indexed {done} document(s), {len(failed)} failed", file=sys.stderr)
+    summary = f"indexed {done} document(s), {len(failed)} failed"
+    if unfinished:
+        summary += f", {len(unfinished)} unfinished"
+    print(summary, file=sys.stderr)
     for item in failed:
         print(
             f"failed: {item.source[:200]}: {item.error_code}: {item.error_message}", file=sys.stderr
         )
-    if wait and (failed or errors):
+    for item in unfinished:
+        print(
+            f"unfinished: {item.source[:200]}: its result could not be saved (Trove's data "
+            f"storage refused the write); "
+            f"it is marked {ErrorCode.INDEXING_INTERRUPTED} on the next start",
+            file=sys.stderr,
+        )
+    if wait and (failed or unfinished or errors):
         return EXIT_FAILED
     return EXIT_OK
 

@@ -724,6 +724,16 @@ class Catalog:
             (status, error, time.time(), job_id),
         )
 
+    def release_job(self, job_id: int, error: str) -> None:
+        """Give up a running job whose outcome could not be recorded: without an owner it
+        looks like a job of a dead process, so recovery applies its policy. A one-row update
+        of fixed size: the most likely write to land when the others did not."""
+        self._exec(
+            "UPDATE jobs SET owner = NULL, last_error = ?, updated_at = ? "
+            "WHERE id = ? AND status = 'running'",
+            (error, time.time(), job_id),
+        )
+
     def retry_job(self, job_id: int, not_before: float, error: str) -> None:
         self._exec(
             "UPDATE jobs SET status = 'queued', owner = NULL, not_before = ?, last_error = ?, "

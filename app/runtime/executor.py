@@ -11,7 +11,9 @@ module decides what runs when:
 - retries wait for their backoff on a timer, never by sleeping in a thread;
 - cooperative cancellation: handlers poll a flag (shutdown, per-job timeout);
 - progress from worker threads is persisted in steps and emitted at most every
-  `progress_interval_ms`, so a burst of progress never floods the GUI.
+  `progress_interval_ms`, so a burst of progress never floods the GUI;
+- a job whose outcome could not be written (the runner released it to recovery, or could
+  not even do that) counts as finished here: it never keeps `drained` from coming.
 """
 
 from __future__ import annotations
@@ -207,6 +209,10 @@ class JobExecutor(QObject):
         self._lock = threading.Lock()
         self._claim_lock = threading.Lock()
         self._running: dict[int, Job] = {}
+        # Jobs this process ran but could not record the end of (see runner.run_job): their
+        # rows may still say running, yet nobody here works on them. Value: whether the
+        # release landed (False: the row still names this process; it is tried again).
+        self._given_up: dict[int, tuple[Job, bool]] = {}
         self._workers = 0
         self._stopping = threading.Event()
         self._started = False
@@ -289,34 +295,73 @@ class JobExecutor(QObject):
         if more:
             # There was work: let another worker look for more while this one runs.
             self._pool.start(_Worker(self))
-        self._signals.started.emit(job, self._service.catalog.job_counts(job.base_id))
+        self._signals.started.emit(job, self._job_counts(job.base_id))
         return job, "claimed"
 
     def _run_claimed(self, job: Job) -> None:
+        ctx = self._context(job)
         try:
-            outcome = runner.run_job(self._context(job), job, clock=self._clock)
+            outcome = runner.run_job(ctx, job, clock=self._clock)
         except BaseException:
             log.exception("job %s crashed outside its handler", job.id)
-            outcome = "failed"
+            outcome = runner.release_job(ctx, job, "crashed outside its handler")
         with self._lock:
             self._running.pop(job.id, None)
+            if outcome in (runner.RELEASED, runner.UNRECORDED):
+                self._given_up[job.id] = (job, outcome == runner.RELEASED)
         self._progress.forget(job.item_id)
-        counts = self._service.catalog.job_counts(job.base_id)
-        self._signals.finished.emit(job, outcome, counts)
+        self._signals.finished.emit(job, outcome, self._job_counts(job.base_id))
 
     def _report_idle(self, why: str) -> None:
         with self._lock:
             self._workers -= 1
             alone = self._workers == 0 and not self._running
         catalog = self._service.catalog
-        totals = catalog.job_counts()
+        self._release_unrecorded()
+        totals = self._job_counts()
         if alone and why == "empty" and totals[1]:
             # Jobs marked running by another process: if that process died, recovery
             # (which checks owners) releases them.
-            self._service.recover()
-            totals = catalog.job_counts()
+            try:
+                self._service.recover()
+            except Exception:  # the catalog refuses writes: the next start recovers
+                log.exception("recovery of jobs left by another process failed")
+            totals = self._job_counts()
         due = catalog.next_due_time() if totals[0] else None
         self._signals.idle.emit(why, due, totals)
+
+    def _job_counts(self, base_id: str | None = None) -> tuple[int, int]:
+        """(queued, running) jobs as this process waits on them: the catalog's counts,
+        less the jobs given up here whose rows still say running."""
+        catalog = self._service.catalog
+        queued, running = catalog.job_counts(base_id)
+        with self._lock:
+            given_up = {job.id: job.created_at for job, _ in self._given_up.values()}
+        if not running or not given_up:
+            return queued, running
+        rows = catalog.list_jobs(base_id, statuses=("running",))
+        # Ids of deleted rows can be reused: the creation time tells a new job apart.
+        still = {j.id for j in rows if given_up.get(j.id) == j.created_at}
+        if base_id is None:
+            with self._lock:  # rows recovery has settled meanwhile need no more care
+                for job_id in set(given_up) - still:
+                    self._given_up.pop(job_id, None)
+        return queued, running - len(still)
+
+    def _release_unrecorded(self) -> None:
+        """Try again to release the given-up jobs whose rows still name this process, so
+        another Trove process does not wait on them until this one exits."""
+        with self._lock:
+            pending = [job for job, released in self._given_up.values() if not released]
+        for job in pending:
+            try:
+                self._service.catalog.release_job(job.id, "its end could not be recorded")
+            except Exception:
+                log.debug("job %s still cannot be released", job.id, exc_info=True)
+                continue
+            with self._lock:
+                if job.id in self._given_up:
+                    self._given_up[job.id] = (job, True)
 
     def _full_queues(self) -> list[tuple[str, str]]:
         counts: dict[tuple[str, str], int] = {}
