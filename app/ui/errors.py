@@ -7,6 +7,7 @@ from PySide6.QtCore import QCoreApplication
 
 from app.knowledge.types import ErrorCode, TroveError
 
+
 def headline(code: str | None) -> str:
     """A short translated description of an error code (unknown codes: a generic one)."""
     titles: dict[str, str] = {
