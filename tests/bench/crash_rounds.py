@@ -7,9 +7,12 @@ Each round SIGKILLs `trove add|reindex|delete` at a random moment, recovers in a
 service and checks the data dir (doctor, stuck items, searches); `--pair-share` runs that
 share of rounds as `add` + `delete --all` in two processes at once. At the end everything
 is reindexed unkilled and checked once more (temporary files of any age count then).
-Prints one JSON line: rounds, kills, violations, hangs (a CLI that never returned),
-stuck_items, kills_by_phase, rounds_by_action, what recovery did, leftover temp files,
-typical run times, seconds; and the first violations and hangs on stderr.
+Each kill hits the CLI process alone; its reader workers must end by themselves within
+5 s (a survivor is a violation). Prints one JSON line: rounds, kills, violations, hangs (a
+CLI that never returned), stuck_items, kills_by_phase, rounds_by_action, what recovery
+did, leftover temp files, kills that left reader workers / any descendant behind, the
+worst time a descendant outlived its killed parent, typical run times, seconds; and the
+first violations and hangs on stderr.
 """
 
 from __future__ import annotations
@@ -59,6 +62,9 @@ def main() -> int:
                     "rounds_by_action": dict(sorted(tally.rounds_by_action.items())),
                     "recovery": dict(sorted(tally.recovered.items())),
                     "leftover_temp_files": leftover,
+                    "kills_with_workers": tally.kills_with_workers,
+                    "kills_with_descendants": tally.kills_with_descendants,
+                    "worst_orphan_s": round(tally.worst_orphan_s, 2),
                     "typical_run_s": {k: round(v, 2) for k, v in harness.typical.items()},
                     "seconds": round(tally.seconds, 1),
                 }

@@ -1,14 +1,19 @@
 """Crash injection: run the real CLI, SIGKILL it at a random moment, recover, check.
 
 One round: `python -m app --home HOME add|reindex|delete ...` runs in its own session and
-the whole process group (the CLI and its reader workers) gets SIGKILL at a seeded random
-moment: half the rounds after a delay between 0 and the action's typical run time
+the CLI process alone gets SIGKILL (as from the OOM killer or `kill -9 PID`) at a seeded
+random moment: half the rounds after a delay between 0 and the action's typical run time
 (measured once, unkilled), half within 50 ms of a piece of work showing up in the catalog
-(folder expansion, embedding/writing, deletion): those windows are a few percent of a run,
-which is mostly interpreter start-up and reading. A fresh KnowledgeService on the same
-home then runs startup recovery and drains the queue, and the round is judged: `doctor`
-finds nothing, no item is left preparing/processing/deleting, and every completed
-document is found by a search for its own word.
+(folder expansion, reading, embedding/writing, deletion): those windows are a few percent
+of a run, which is mostly interpreter start-up and reading.
+
+Its descendants (reader workers, multiprocessing's resource_tracker), taken by pid just
+before the kill and from its session just after, must then be gone within
+ORPHAN_DEADLINE seconds on their own: a survivor is a violation (and is killed). Only
+then does a fresh KnowledgeService on the same home run startup recovery and drain the
+queue, and the round is judged: `doctor` finds nothing, no item is left
+preparing/processing/deleting, and every completed document is found by a search for its
+own word.
 
 `pair_share` rounds run `add` and `delete --all` in two processes at once (a GUI and a
 terminal on one data dir), killing either, both or neither.
@@ -51,19 +56,23 @@ MODEL = f"{PROVIDER}:embed-small"
 BASE_NAME = "crashbase"
 # How long a CLI may go on after the other process of a pair ended (a run takes seconds).
 PAIR_PATIENCE = 30.0
+# How long a killed CLI's reader workers may outlive it.
+ORPHAN_DEADLINE = 5.0
 ROOT = Path(__file__).resolve().parents[2]
 
 # Kill moments relative to work seen in the catalog (polled while the CLI runs).
 _TRIGGERS = {
     "prepare": "SELECT count(*) FROM jobs WHERE status = 'running' "
     "AND kind IN ('prepare-root', 'reindex-subtree')",
+    # The first documents go to the reader pool, whose workers may still be starting.
+    "read": "SELECT count(*) FROM items WHERE phase = 'reading'",
     "embed": "SELECT count(*) FROM items WHERE phase IN ('embedding', 'writing')",
     "delete": "SELECT count(*) FROM jobs WHERE status = 'running' AND kind = 'delete-subtree'",
 }
 # `add --on-conflict replace` deletes the previous copy of the folder while indexing.
 _ACTION_TRIGGERS = {
-    "add": ("prepare", "embed", "embed", "delete"),
-    "reindex": ("prepare", "embed", "embed"),
+    "add": ("prepare", "read", "embed", "embed", "delete"),
+    "reindex": ("prepare", "read", "embed", "embed"),
     "delete": ("delete",),
 }
 
@@ -128,6 +137,85 @@ def make_corpus(folder: Path, seed: int = 7) -> dict[str, str]:
     return words
 
 
+def _is_reader_worker(proc: psutil.Process) -> bool:
+    try:
+        return any("spawn_main" in part for part in proc.cmdline())
+    except psutil.Error:
+        return False
+
+
+def _describe(proc: psutil.Process) -> str:
+    try:
+        return f"{proc.pid} (ppid {proc.ppid()}) {' '.join(proc.cmdline())[:120]}"
+    except psutil.Error:
+        return str(proc.pid)
+
+
+def _gone(proc: psutil.Process) -> bool:
+    # A zombie is dead (its memory is freed); who reaps it is up to its new parent.
+    try:
+        return not proc.is_running() or proc.status() == psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return True
+
+
+def _in_session(session: int) -> list[psutil.Process]:
+    """The live processes of a process group (the killed CLI's session)."""
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            if os.getpgid(proc.pid) == session and not _gone(proc):
+                found.append(proc)
+        except (OSError, psutil.Error):
+            continue  # gone meanwhile
+    return found
+
+
+@dataclass(slots=True)
+class KillCheck:
+    """What a kill left behind: the descendants it had and how long the last one lived on."""
+
+    descendants: int = 0
+    workers: int = 0  # of them reader workers (the rest: resource_tracker)
+    worst_s: float = 0.0
+    survivors: list[str] = field(default_factory=list)
+
+
+def kill_and_check(proc: subprocess.Popen[bytes], deadline: float = ORPHAN_DEADLINE) -> KillCheck:
+    """SIGKILL the CLI process alone, then wait up to `deadline` seconds for every one of
+    its descendants to end by itself; those still alive are named and killed."""
+    try:
+        before = psutil.Process(proc.pid).children(recursive=True)
+    except psutil.Error:
+        before = []  # it ended just now
+    # Told apart now: once the parent is gone, a worker may be gone within a millisecond.
+    workers = {p.pid for p in before if _is_reader_worker(p)}
+    os.kill(proc.pid, signal.SIGKILL)
+    killed_at = time.monotonic()
+    proc.wait()  # reaped: its pid no longer looks alive to owner checks
+    # A worker spawned after the sample is still in the CLI's session (it never leaves it).
+    late = _in_session(proc.pid)
+    workers.update(p.pid for p in late if _is_reader_worker(p))
+    watched = {p.pid: p for p in [*before, *late]}
+    check = KillCheck(len(watched), len(workers))
+    alive = dict(watched)
+    while alive:
+        for pid, child in list(alive.items()):
+            if _gone(child):
+                del alive[pid]
+                check.worst_s = max(check.worst_s, time.monotonic() - killed_at)
+        if not alive or time.monotonic() - killed_at > deadline:
+            break
+        time.sleep(0.01)  # polling other processes' exit; nothing to wait on across parents
+    for child in alive.values():
+        check.survivors.append(_describe(child))
+        with contextlib.suppress(psutil.Error):
+            child.kill()
+    if alive:
+        check.worst_s = time.monotonic() - killed_at
+    return check
+
+
 @dataclass(slots=True)
 class Outcome:
     action: str
@@ -139,6 +227,14 @@ class Outcome:
     violations: list[str] = field(default_factory=list)
     stuck: int = 0
     hung: list[str] = field(default_factory=list)  # CLIs that never returned (pair rounds)
+    kill_checks: list[KillCheck] = field(default_factory=list)
+
+    def checked(self, check: KillCheck, who: str) -> None:
+        self.kill_checks.append(check)
+        self.violations.extend(
+            f"{who}: reader process outlived its killed parent by > {ORPHAN_DEADLINE:.0f} s: {s}"
+            for s in check.survivors
+        )
 
 
 @dataclass(slots=True)
@@ -151,6 +247,11 @@ class Tally:
     kills_by_phase: Counter[str] = field(default_factory=Counter)
     rounds_by_action: Counter[str] = field(default_factory=Counter)
     recovered: Counter[str] = field(default_factory=Counter)
+    # Kills whose CLI had reader workers / any descendant, and the longest a descendant
+    # lived on after its parent was killed.
+    kills_with_workers: int = 0
+    kills_with_descendants: int = 0
+    worst_orphan_s: float = 0.0
     seconds: float = 0.0
 
     def add(self, outcome: Outcome, recovered: RecoveryReport | None) -> None:
@@ -161,6 +262,10 @@ class Tally:
         self.stuck_items += outcome.stuck
         self.kills_by_phase[outcome.phase] += 1
         self.rounds_by_action[outcome.action] += 1
+        for check in outcome.kill_checks:
+            self.kills_with_workers += int(check.workers > 0)
+            self.kills_with_descendants += int(check.descendants > 0)
+            self.worst_orphan_s = max(self.worst_orphan_s, check.worst_s)
         if recovered is not None:
             self.recovered["interrupted_items"] += recovered.interrupted_items
             self.recovered["requeued_jobs"] += recovered.requeued_jobs
@@ -209,35 +314,35 @@ class CrashHarness:
         return [sys.executable, "-m", "app", "--home", str(self.home), *args]
 
     def run_cli(self, action: str, kill_after: float | None, *, trigger: str = "") -> Outcome:
-        """Run one CLI command and SIGKILL its process group `kill_after` seconds after it
-        starts, or, with a `trigger` (see _TRIGGERS), that long after the catalog shows the
+        """Run one CLI command and SIGKILL it (see kill_and_check) `kill_after` seconds after
+        it starts, or, with a `trigger` (see _TRIGGERS), that long after the catalog shows the
         trigger's work running: short windows that a delay from the start rarely hits."""
         log = self.logs / f"{action}.log"
         started = time.monotonic()
-        killed = False
+        check: KillCheck | None = None
         with log.open("wb") as out:
             proc = self._spawn(action, out)
             try:
                 if kill_after is None:
                     proc.wait(timeout=120)
                 elif self._wait_for_moment(proc, kill_after, trigger):
-                    # The CLI and its reader workers share the session's process group.
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    killed = True
+                    check = kill_and_check(proc)
             finally:
-                if proc.poll() is None and not killed:
-                    os.killpg(proc.pid, signal.SIGKILL)
+                if proc.poll() is None:
+                    os.killpg(proc.pid, signal.SIGKILL)  # a hang (or an error): all of it
                 proc.wait()  # reaped: its pid no longer looks alive to owner checks
         elapsed = time.monotonic() - started
-        outcome = Outcome(action, killed, kill_after or 0.0, elapsed, proc.returncode)
-        if not killed and proc.returncode != 0:
+        outcome = Outcome(action, check is not None, kill_after or 0.0, elapsed, proc.returncode)
+        if check is not None:
+            outcome.checked(check, action)
+        elif proc.returncode != 0:
             detail = log.read_text(encoding="utf-8", errors="replace")[-2000:]
             outcome.phase = "finished"
             outcome.violations.append(f"{action} exited {proc.returncode} unkilled: {detail}")
         return outcome
 
     def _spawn(self, action: str, out: IO[bytes]) -> subprocess.Popen[bytes]:
-        # Its own session: one killpg reaches the CLI and its reader workers.
+        # Its own session: its reader workers can be found (and cleaned up) by group.
         proc = subprocess.Popen(
             self.command(action),
             cwd=ROOT,
@@ -274,6 +379,7 @@ class CrashHarness:
         }
         procs: dict[str, subprocess.Popen[bytes]] = {}
         killed: set[str] = set()
+        checks: list[tuple[KillCheck, str]] = []
         started = time.monotonic()
         with (
             (self.logs / "pair-add.log").open("wb") as out_a,
@@ -292,7 +398,7 @@ class CrashHarness:
                     if what == "start":
                         procs[name] = self._spawn(name, out_d)
                     elif name in procs and procs[name].poll() is None:
-                        os.killpg(procs[name].pid, signal.SIGKILL)
+                        checks.append((kill_and_check(procs[name]), f"pair {name}"))
                         killed.add(name)
                 hung = _wait_all(procs, PAIR_PATIENCE)
             finally:
@@ -302,6 +408,8 @@ class CrashHarness:
                     proc.wait()
         outcome = Outcome("add+delete", bool(killed), second_at, time.monotonic() - started, None)
         outcome.phase = "pair:" + ("+".join(sorted(killed)) + " killed" if killed else "finished")
+        for check, who in checks:
+            outcome.checked(check, who)
         outcome.hung = [
             f"`{name}` still waiting {PAIR_PATIENCE:.0f} s after the other process ended"
             for name in hung
@@ -377,8 +485,8 @@ class CrashHarness:
             trigger = self.rng.choice(_ACTION_TRIGGERS[action])
             delay = self.rng.uniform(0.0, 0.05)
             outcome = self.run_cli(action, delay, trigger=trigger)
-        if outcome.violations:
-            return outcome, None
+        if outcome.violations and not outcome.killed:
+            return outcome, None  # it failed by itself: the log says why
         if not outcome.killed:
             outcome.phase = "finished"
         recovered, violations, stuck = self.recover_and_check(outcome)

@@ -22,6 +22,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol, TypeVar
 
 from app.knowledge.jobs.errors import CancelReason, ItemFailure, JobCancelled
+from app.knowledge.jobs.owner import current_owner, owner_alive
 from app.knowledge.logs import configure_worker_logging
 from app.knowledge.types import ErrorCode
 
@@ -54,23 +55,69 @@ def _warm_worker() -> int:
     return os.getpid()
 
 
-def _exit_with_parent(parent: int) -> None:
-    """A worker whose Trove died (killed, crashed) must not linger holding memory."""
-    while os.getppid() == parent:
-        time.sleep(1.0)
-    os._exit(0)
+PARENT_POLL_SECONDS = 1.0
+# prctl(2) option: the signal the kernel sends this process when its parent goes away.
+PR_SET_PDEATHSIG = 1
 
 
-def _worker_init(memory_limit: int) -> None:
+def _parent_gone(parent_pid: int, parent_owner: str) -> bool:
+    if os.name == "posix":
+        # An orphan is re-parented (to init or a subreaper) the moment its parent dies,
+        # before the parent is reaped.
+        return os.getppid() != parent_pid
+    # Windows never re-parents: getppid() keeps naming the dead parent, whose pid may even
+    # be reused. Its pid plus start time tell whether it is still the same live process.
+    return not owner_alive(parent_owner)
+
+
+def _exit_if_orphaned(parent_pid: int, parent_owner: str) -> None:
+    if _parent_gone(parent_pid, parent_owner):
+        os._exit(0)
+
+
+def _exit_with_parent(parent_pid: int, parent_owner: str) -> None:
+    """A worker whose Trove died (killed, crashed) must not linger holding memory.
+
+    The parent is named by the pool (initargs), not read with getppid() here: a parent
+    killed while this worker was still starting up would otherwise be "init", and the
+    orphan would wait for init to die. The check runs before the first sleep for the same
+    reason."""
+    while True:
+        _exit_if_orphaned(parent_pid, parent_owner)
+        time.sleep(PARENT_POLL_SECONDS)
+
+
+def _signal_on_parent_death(parent_pid: int, parent_owner: str) -> None:
+    """Linux: have the kernel signal this worker when its parent dies, so it leaves at
+    once rather than at the next poll.
+
+    Not SIGKILL: the kernel sends the signal when the *thread* that spawned the worker
+    ends, and the pool spawns workers from whichever job thread submits (QThreadPool
+    threads expire while Trove runs on). So the signal only triggers the same check as
+    the poll; the poll stays as the fallback (and is all macOS and Windows have)."""
+    import ctypes
+
+    signal.signal(signal.SIGUSR1, lambda _sig, _frame: _exit_if_orphaned(parent_pid, parent_owner))
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGUSR1), 0, 0, 0)
+    except (OSError, AttributeError):
+        log.debug("prctl(PR_SET_PDEATHSIG) unavailable; polling for the parent", exc_info=True)
+
+
+def _worker_init(memory_limit: int, parent_owner: str) -> None:
     # Ctrl-C belongs to the main process, which shuts the pool down in order.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent_pid = int(parent_owner.partition(":")[0])
+    if sys.platform.startswith("linux"):
+        _signal_on_parent_death(parent_pid, parent_owner)
+    threading.Thread(target=_exit_with_parent, args=(parent_pid, parent_owner), daemon=True).start()
     # Parsers' warnings (pypdf "EOF marker not found", ...) belong in the log file, not on
     # the terminal the worker inherited.
     configure_worker_logging()
     if hasattr(os, "nice"):
         # Reading is background work: when the cores are busy, the window comes first.
         os.nice(WORKER_NICENESS)
-    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
     if sys.platform.startswith("linux") and memory_limit > 0:
         import resource
 
@@ -99,7 +146,9 @@ class ExtractionPool:
                     max_workers=self._workers,
                     mp_context=multiprocessing.get_context("spawn"),
                     initializer=_worker_init,
-                    initargs=(self._memory_limit,),
+                    # Who the workers' parent is, fixed here in the parent (see
+                    # _exit_with_parent); pid plus start time, as for job owners.
+                    initargs=(self._memory_limit, current_owner()),
                 )
             return self._pool
 

@@ -22,6 +22,9 @@ def owner_alive(owner: str | None) -> bool:
     pid_text, _, started = owner.partition(":")
     try:
         process = psutil.Process(int(pid_text))
-        return f"{process.create_time():.3f}" == started
+        # A killed process its parent has not reaped yet is a zombie: it runs nothing.
+        return (
+            f"{process.create_time():.3f}" == started and process.status() != psutil.STATUS_ZOMBIE
+        )
     except (ValueError, psutil.Error):
         return False

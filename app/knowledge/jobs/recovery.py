@@ -18,7 +18,7 @@ import logging
 import time
 from dataclasses import dataclass
 
-from app.knowledge.catalog import Job
+from app.knowledge.catalog import Catalog, Job
 from app.knowledge.ingestion import queue_deletes
 from app.knowledge.jobs.context import EngineParts
 from app.knowledge.jobs.index_documents import remove_temp_files
@@ -50,6 +50,47 @@ def job_items(job: Job) -> set[str]:
     if isinstance(roots, list):
         ids.update(str(r) for r in roots)
     return ids
+
+
+@dataclass(slots=True, frozen=True)
+class Activity:
+    """Who is working on a base, as another process (`trove status --watch`) can tell."""
+
+    live_owners: frozenset[str]  # owners of running jobs of any base that are still alive
+    base_owners: frozenset[str]  # owners of the base's running jobs, alive or not
+    queued: int  # the base's queued jobs
+    due: int  # of them, claimable now (the others wait for a retry's backoff)
+    jobless: int  # the base's items in a running state with no job to finish them
+
+    @property
+    def dead_owners(self) -> frozenset[str]:
+        return self.base_owners - self.live_owners
+
+
+def activity(catalog: Catalog, base_id: str, *, now: float | None = None) -> Activity:
+    now = time.time() if now is None else now
+    jobs = catalog.list_jobs(statuses=("queued", "running"))
+    alive: dict[str, bool] = {}
+    for job in jobs:
+        if job.status == "running" and job.owner and job.owner not in alive:
+            alive[job.owner] = owner_alive(job.owner)
+    mine = [j for j in jobs if j.base_id == base_id]
+    queued = [j for j in mine if j.status == "queued"]
+    busy = set().union(*(job_items(j) for j in jobs)) if jobs else set()
+    jobless = sum(
+        1
+        for i in catalog.list_items(base_id)
+        if i.status in RUNNING_STATUSES
+        and i.id not in busy
+        and not (i.type in CONTAINER_TYPES and i.status is ItemStatus.PROCESSING)
+    )
+    return Activity(
+        live_owners=frozenset(o for o, ok in alive.items() if ok),
+        base_owners=frozenset(j.owner or "" for j in mine if j.status == "running"),
+        queued=len(queued),
+        due=sum(1 for j in queued if j.not_before <= now),
+        jobless=jobless,
+    )
 
 
 def recover(parts: EngineParts, *, now: float | None = None) -> RecoveryReport:
