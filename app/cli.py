@@ -239,6 +239,14 @@ def cmd_reindex(svc: KnowledgeService, args: argparse.Namespace) -> int:
     return _process_and_report(svc, base, {r.id for r in roots}, wait=True, errors=False)
 
 
+def cmd_resume(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    """Run what a stopped process left queued (and recover what it left running)."""
+    base = svc.resolve_base(args.base)
+    pending = {i.id for i in svc.list_items(base.id) if i.status in RUNNING_STATUSES}
+    print(f"resuming {len(pending)} unfinished item(s) of {base.name!r}", file=sys.stderr)
+    return _process_and_report(svc, base, pending, wait=True, errors=False)
+
+
 def cmd_delete(svc: KnowledgeService, args: argparse.Namespace) -> int:
     base = svc.resolve_base(args.base)
     if not args.items and not args.all:
@@ -424,11 +432,11 @@ class _Watch:
             )
         else:
             line += "; no item was interrupted"
-        print(line + _still_queued(items), file=sys.stderr)
+        print(line + _still_queued(items, self._base.id), file=sys.stderr)
         return EXIT_FAILED
 
 
-def _still_queued(items: Sequence[Item]) -> str:
+def _still_queued(items: Sequence[Item], base_id: str) -> str:
     """Work the dead process queued but never started: recovery leaves it queued (queued
     jobs have no owner), and the next executor, of any indexing command, runs it."""
     waiting = sum(
@@ -444,7 +452,7 @@ def _still_queued(items: Sequence[Item]) -> str:
         return ""
     return (
         f"; {' and '.join(left)} will run the next time Trove runs its queue "
-        "(the window, or trove add, note or reindex)"
+        f"(the window, or: trove resume {shlex.quote(base_id)})"
     )
 
 
@@ -876,6 +884,12 @@ def build_parser() -> argparse.ArgumentParser:
     reindex.add_argument("base", metavar="BASE")
     reindex.add_argument("items", metavar="ITEM", nargs="*", help="item ids (default: everything)")
     reindex.set_defaults(func=cmd_reindex)
+
+    resume = commands.add_parser(
+        "resume", help="run the work a stopped Trove left queued, and report it"
+    )
+    resume.add_argument("base", metavar="BASE")
+    resume.set_defaults(func=cmd_resume)
 
     delete = commands.add_parser("delete", help="delete items and everything inside them")
     delete.add_argument("base", metavar="BASE")

@@ -176,7 +176,7 @@ def test_watch_ends_when_the_indexing_process_is_killed(
         rf"the process indexing '{BASE}' stopped \(pid {add.pid} is gone\); (\d+) item\(s\) "
         rf"were marked interrupted \({ErrorCode.INDEXING_INTERRUPTED}\); reindex them with: "
         rf"trove reindex {base_id} ([0-9a-f ]+?)(?:; (\d+) queued item\(s\) will run the next time "
-        r"Trove runs its queue \(the window, or trove add, note or reindex\))?\n",
+        rf"Trove runs its queue \(the window, or: trove resume {base_id}\))?\n",
         message,
     )
     assert stopped is not None, errors
@@ -212,7 +212,7 @@ def test_watch_ends_when_the_indexing_process_is_killed(
     assert took < WATCH_EXIT_BOUND
 
 
-def test_watch_ends_when_queued_work_has_no_process(home: Path, folder: Path) -> None:
+def test_watch_ends_when_queued_work_has_no_process(home: Path, folder: Path, held: Held) -> None:
     # Queued by a process that died before its executor claimed anything: no job names
     # an owner, so the watch can only see that nobody claims due work.
     svc = _service(home)
@@ -235,6 +235,26 @@ def test_watch_ends_when_queued_work_has_no_process(home: Path, folder: Path) ->
     assert watch.stderr.splitlines(keepends=True)[-1] == (
         f"the process indexing '{BASE}' stopped (no Trove process is working on it); "
         "no item was interrupted; 1 queued item(s) will run the next time Trove runs its queue "
-        "(the window, or trove add, note or reindex)\n"
+        f"(the window, or: trove resume {base_id})\n"
     )
     assert took < 30
+
+    # The hint finishes the job: resume runs what was left queued and reports it.
+    held.release.set()
+    resumed = subprocess.run(
+        [sys.executable, "-m", "app", "--home", str(home), "resume", base_id],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resuming 1 unfinished item(s)" in resumed.stderr
+    assert f"indexed {FILES} document(s), 0 failed" in resumed.stderr
+    svc = _service(home)
+    try:
+        assert {i.status for i in svc.list_items(base_id)} == {ItemStatus.COMPLETED}
+    finally:
+        svc.close()
