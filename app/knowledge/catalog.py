@@ -132,7 +132,46 @@ def _v4(conn: apsw.Connection) -> None:
     conn.execute("ALTER TABLE bases ADD COLUMN agent_writes INTEGER NOT NULL DEFAULT 0")
 
 
-MIGRATIONS: list[db.Migration] = [_v1, _v2, _v3, _v4]
+def _v5(conn: apsw.Connection) -> None:
+    # Job ids are never reused (AUTOINCREMENT): finished jobs are deleted, and a plain rowid
+    # key hands a deleted job's id to the next job, so a process still holding the old id
+    # (its row removed by a base deletion, say) would finish or retry somebody else's job.
+    conn.execute(
+        """
+        CREATE TABLE jobs_v5 (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind TEXT NOT NULL,
+            base_id TEXT NOT NULL REFERENCES bases(id) ON DELETE CASCADE,
+            item_id TEXT,
+            payload TEXT NOT NULL DEFAULT '{}',
+            idempotency_key TEXT,
+            status TEXT NOT NULL DEFAULT 'queued'
+                CHECK (status IN ('queued', 'running', 'done', 'failed', 'abandoned')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            not_before REAL NOT NULL DEFAULT 0,
+            last_error TEXT,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            owner TEXT
+        )
+        """
+    )
+    # Rows the old table holds are copied as they are (damaged ones too: doctor reports them).
+    conn.execute("PRAGMA ignore_check_constraints=ON")
+    try:
+        conn.execute(f"INSERT INTO jobs_v5 ({_JOB_COLUMNS}) SELECT {_JOB_COLUMNS} FROM jobs")
+    finally:
+        conn.execute("PRAGMA ignore_check_constraints=OFF")
+    conn.execute("DROP TABLE jobs")
+    conn.execute("ALTER TABLE jobs_v5 RENAME TO jobs")
+    conn.execute(
+        "CREATE UNIQUE INDEX jobs_live_key ON jobs(idempotency_key) "
+        "WHERE status IN ('queued', 'running')"
+    )
+    conn.execute("CREATE INDEX jobs_queue ON jobs(base_id, status, not_before)")
+
+
+MIGRATIONS: list[db.Migration] = [_v1, _v2, _v3, _v4, _v5]
 
 _BASE_COLUMNS = (
     "id, name, embedding_model, dimensions, rerank_model, document_count, threshold, "
