@@ -119,6 +119,18 @@ def _start(home: Path, out: IO[bytes], err: IO[bytes], *args: str) -> subprocess
     )
 
 
+def _run(home: Path, *args: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "app", "--home", str(home), *args],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
 def _stop(proc: subprocess.Popen[bytes]) -> None:
     if proc.poll() is None:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -196,15 +208,7 @@ def test_watch_ends_when_the_indexing_process_is_killed(
 
     # The hint finishes the job: the reindex runs the interrupted items and the queue.
     held.release.set()
-    done = subprocess.run(
-        [sys.executable, "-m", "app", "--home", str(home), "reindex", base_id, *interrupted_ids],
-        cwd=ROOT,
-        env=_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = _run(home, "reindex", base_id, *interrupted_ids, timeout=120)
     assert done.returncode == 0, done.stderr
     statuses = {i.status for i in svc.list_items(base_id)}
     svc.close()
@@ -220,15 +224,7 @@ def test_watch_ends_when_queued_work_has_no_process(home: Path, folder: Path, he
     svc.add(base_id, [folder])
     svc.close()
     started = time.monotonic()
-    watch = subprocess.run(
-        [sys.executable, "-m", "app", "--home", str(home), "status", BASE, "--watch"],
-        cwd=ROOT,
-        env=_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    watch = _run(home, "status", BASE, "--watch", timeout=60)
     took = time.monotonic() - started
     print(f"watch exited after {took:.2f} s: {watch.stderr.strip()}")
     assert watch.returncode == 1, watch.stderr
@@ -241,15 +237,7 @@ def test_watch_ends_when_queued_work_has_no_process(home: Path, folder: Path, he
 
     # The hint finishes the job: resume runs what was left queued and reports it.
     held.release.set()
-    resumed = subprocess.run(
-        [sys.executable, "-m", "app", "--home", str(home), "resume", base_id],
-        cwd=ROOT,
-        env=_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    resumed = _run(home, "resume", base_id, timeout=120)
     assert resumed.returncode == 0, resumed.stderr
     assert "resuming 1 unfinished item(s)" in resumed.stderr
     assert f"indexed {FILES} document(s), 0 failed" in resumed.stderr
