@@ -22,15 +22,15 @@ from typing import Any, TextIO
 import apsw
 
 from app import __version__
+from app.knowledge.data_layout import HOME_ENV, DataLayout, resolve_home
 from app.knowledge.db import catalog_readable
 from app.knowledge.doctor import Problem
 from app.knowledge.ingestion import OnConflict
 from app.knowledge.jobs import recovery
 from app.knowledge.jobs.errors import storage_failure
 from app.knowledge.jobs.owner import owner_alive
-from app.knowledge.layout import HOME_ENV, DataLayout, resolve_home
 from app.knowledge.logs import configure_logging, reset_logging
-from app.knowledge.materials import CONTAINER_TYPES
+from app.knowledge.material_paths import CONTAINER_TYPES
 from app.knowledge.pipeline.store.index_store import CORRUPTION_ERRORS
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import (

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from app import __version__
 from app.knowledge.concepts import TOOLS, ConceptTools, JobRunner
-from app.knowledge.layout import HOME_ENV
+from app.knowledge.data_layout import HOME_ENV
 from app.knowledge.service import KnowledgeService
 
 if TYPE_CHECKING:

@@ -9,12 +9,12 @@ from typing import Any
 
 import numpy as np
 
-from app.knowledge import paths
+from app.knowledge import path_safety
 from app.knowledge.catalog import new_id
 from app.knowledge.ingestion import SourceCheck, check_settled, start_again
 from app.knowledge.jobs.context import EngineParts
 from app.knowledge.jobs.parents import settle_parent
-from app.knowledge.materials import CONTAINER_TYPES
+from app.knowledge.material_paths import CONTAINER_TYPES
 from app.knowledge.provider_errors import provider_failure
 from app.knowledge.types import (
     DEFAULT_CHUNK_OVERLAP,
@@ -176,9 +176,9 @@ def _copy_state(parts: EngineParts, item: Item) -> SourceCheck:
     if item.relative_path is None:
         return SourceCheck.MISSING
     try:
-        path = paths.resolve_below(parts.layout.raw_dir(item.base_id), item.relative_path)
+        path = path_safety.resolve_below(parts.layout.raw_dir(item.base_id), item.relative_path)
         return SourceCheck.OK if path.is_file() else SourceCheck.MISSING
-    except paths.UnsafePathError:
+    except path_safety.UnsafePathError:
         return SourceCheck.MISSING
     except OSError:
         return SourceCheck.UNVERIFIABLE

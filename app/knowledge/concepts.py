@@ -2,7 +2,7 @@
 
 A Concept ID is the relative path of an item's material under ``raw/``: a file's stored
 copy when it is plain text, else its ``.md`` product; the snapshot of a URL or a note
-(`app.knowledge.materials.material_path`). It is what search hits carry and what agents
+(`app.knowledge.material_paths.material_path`). It is what search hits carry and what agents
 pass back to read or change a document.
 
 A Concept ID is never trusted: on every use it is checked for shape (no ``..``, absolute
@@ -34,9 +34,9 @@ from enum import StrEnum
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from app.knowledge import paths
+from app.knowledge import path_safety
 from app.knowledge.ingestion import AddReport
-from app.knowledge.materials import CONTAINER_TYPES, material_path
+from app.knowledge.material_paths import CONTAINER_TYPES, material_path
 from app.knowledge.query import derive_mode
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import (
@@ -385,20 +385,20 @@ class _Args:
 def check_concept_id(value: object) -> str:
     """The Concept ID if its shape is safe; UNSAFE_PATH (or INVALID_ARGUMENT) otherwise.
 
-    On top of the material-path guard (`paths.check_relative_path`: no '..', absolute or
+    On top of the material-path guard (`path_safety.check_relative_path`: no '..', absolute or
     drive paths, NUL bytes, backslashes, or a first segment '.trove'), no segment may be
     '.trove': nothing an agent asks for may even look like the index.
     """
     if not isinstance(value, str) or not value:
         raise _invalid("conceptId must be a non-empty string")
     try:
-        checked = paths.check_relative_path(value)
-    except paths.UnsafePathError as exc:
+        checked = path_safety.check_relative_path(value)
+    except path_safety.UnsafePathError as exc:
         raise ToolError(ErrorCode.UNSAFE_PATH, f"refused conceptId: {exc}") from exc
-    if any(seg.casefold() == paths.RESERVED_SEGMENT for seg in checked.split("/")):
+    if any(seg.casefold() == path_safety.RESERVED_SEGMENT for seg in checked.split("/")):
         raise ToolError(
             ErrorCode.UNSAFE_PATH,
-            f"refused conceptId {value!r}: {paths.RESERVED_SEGMENT!r} is reserved for the index",
+            f"refused conceptId {value!r}: {path_safety.RESERVED_SEGMENT!r} is reserved for the index",
         )
     return checked
 
@@ -545,7 +545,7 @@ class ConceptTools:
             return ToolResult(handler(arguments))
         except (ToolError, TroveError) as exc:
             return ToolResult.failure(str(exc.code), exc.message)
-        except paths.UnsafePathError as exc:
+        except path_safety.UnsafePathError as exc:
             return ToolResult.failure(ErrorCode.UNSAFE_PATH, str(exc))
         except Exception:
             log.exception("agent tool %s failed", name)

@@ -32,14 +32,14 @@ from typing import Any
 
 import apsw
 
-from app.knowledge import db, paths, states
+from app.knowledge import db, path_safety, states
 from app.knowledge.catalog import Job
 from app.knowledge.jobs.context import EngineParts
 from app.knowledge.jobs.kinds import JobKind, known_kind
 from app.knowledge.jobs.owner import owner_alive
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.jobs.recovery import job_items, recover
-from app.knowledge.materials import CONTAINER_TYPES, stored_files
+from app.knowledge.material_paths import CONTAINER_TYPES, stored_files
 from app.knowledge.pipeline.store.index_store import IndexSnapshot, IndexStore
 from app.knowledge.types import (
     RUNNING_STATUSES,
@@ -620,7 +620,7 @@ def _owned_files(items: Iterable[Item]) -> set[str]:
     for item in items:
         try:
             owned.update(stored_files(item))
-        except paths.UnsafePathError:
+        except path_safety.UnsafePathError:
             log.warning("item %s has an unsafe material path %r", item.id, item.relative_path)
     return owned
 
@@ -649,7 +649,7 @@ def _check_files(
             continue
         try:
             missing = [rel for rel in stored_files(item) if not _is_file(raw, rel)]
-        except paths.UnsafePathError:
+        except path_safety.UnsafePathError:
             missing = [str(item.relative_path)]
         if missing:
             found.damaged_items[item.id] = Code.MISSING_MATERIAL_FILE
@@ -665,8 +665,8 @@ def _check_files(
 
 def _is_file(raw: Path, rel: str) -> bool:
     try:
-        return paths.resolve_below(raw, rel).is_file()
-    except paths.UnsafePathError:
+        return path_safety.resolve_below(raw, rel).is_file()
+    except path_safety.UnsafePathError:
         return False
 
 
@@ -802,8 +802,8 @@ def _remove_orphan_files(parts: EngineParts, base: Base, orphans: list[str]) -> 
         if rel in owned:
             continue
         try:
-            path = paths.resolve_below(raw, rel)
-        except paths.UnsafePathError:
+            path = path_safety.resolve_below(raw, rel)
+        except path_safety.UnsafePathError:
             continue
         try:
             path.unlink(missing_ok=True)

@@ -17,11 +17,11 @@ from enum import StrEnum
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from app.knowledge import paths
+from app.knowledge import path_safety
 from app.knowledge.catalog import Catalog
 from app.knowledge.jobs.context import EngineParts
 from app.knowledge.jobs.kinds import JobKind, index_key, prepare_key
-from app.knowledge.materials import CONTAINER_TYPES, needs_product
+from app.knowledge.material_paths import CONTAINER_TYPES, needs_product
 from app.knowledge.pipeline.sources.web import FetchError, check_url
 from app.knowledge.types import (
     SETTLED_STATUSES,
@@ -97,7 +97,7 @@ def create_items(
     """
     items: list[Item] = []
     with parts.catalog.transaction():
-        namer = paths.MaterialNamer(
+        namer = path_safety.MaterialNamer(
             parts.layout.raw_dir(base_id), _reserved_paths(parts.catalog, base_id)
         )
         for source, desired, title in entries:
@@ -141,7 +141,7 @@ def _create_root(
     options: dict[str, object] | None = None,
 ) -> Item:
     with parts.catalog.transaction():
-        rel = paths.allocate_material_name(
+        rel = path_safety.allocate_material_name(
             parts.layout.raw_dir(base_id),
             desired,
             reserved=_reserved_paths(parts.catalog, base_id),

@@ -14,16 +14,16 @@ from pathlib import Path
 
 import apsw
 
-from app.knowledge import admin, ingestion, paths, providers_config, query
+from app.knowledge import admin, ingestion, path_safety, providers_config, query
 from app.knowledge import doctor as integrity
 from app.knowledge.catalog import Catalog
+from app.knowledge.data_layout import DataLayout
 from app.knowledge.jobs import recovery, runner
 from app.knowledge.jobs.context import EngineParts, JobContext, ProgressCallback
 from app.knowledge.jobs.errors import STORAGE_READ_ONLY_MESSAGE, index_corrupt, storage_failure
-from app.knowledge.jobs.extraction import Extraction, shared_pool
-from app.knowledge.layout import DataLayout
+from app.knowledge.jobs.reader_pool import Extraction, shared_pool
 from app.knowledge.locks import KeyedMutex
-from app.knowledge.materials import CONTAINER_TYPES
+from app.knowledge.material_paths import CONTAINER_TYPES
 from app.knowledge.pipeline.store.index_store import (
     CORRUPTION_ERRORS,
     IndexStore,
@@ -222,7 +222,7 @@ class KnowledgeService:
 
     def material_file(self, base_id: str, relative_path: str) -> Path:
         """The file of a material under raw/; raises UnsafePathError for anything outside it."""
-        return paths.resolve_below(self.layout.raw_dir(base_id), relative_path)
+        return path_safety.resolve_below(self.layout.raw_dir(base_id), relative_path)
 
     def add(
         self,

@@ -20,7 +20,7 @@ import qasync
 from PySide6.QtCore import QProcess, QSettings, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from app.knowledge.layout import resolve_home
+from app.knowledge.data_layout import resolve_home
 from app.knowledge.logs import configure_logging
 from app.knowledge.service import open_service
 from app.knowledge.types import TroveError

@@ -30,7 +30,7 @@ import keyring
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from app.knowledge.jobs.extraction import InlineExtraction
+from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import TroveError
 from tests.providers.conftest import MemoryKeyring

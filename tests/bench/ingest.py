@@ -126,7 +126,7 @@ class _FamilyRss:
 
 def run_trove(corpus: Path, home: Path) -> dict[str, object]:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from app.knowledge.jobs.extraction import default_workers, shared_pool
+    from app.knowledge.jobs.reader_pool import default_workers, shared_pool
     from app.knowledge.service import KnowledgeService
     from app.runtime.headless import run_until_drained
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from app.knowledge import paths
+from app.knowledge import path_safety
 from app.knowledge.pipeline.sources.web import FetchLimits
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import ErrorCode, Item, ItemStatus, ItemType, SearchMode
@@ -70,11 +70,11 @@ def assert_safe_material(service: KnowledgeService, item: Item) -> Path:
     """The item's material name passes the path guard and its file lies below raw/."""
     rel = item.relative_path
     assert rel is not None
-    assert paths.check_relative_path(rel) == rel
+    assert path_safety.check_relative_path(rel) == rel
     segments = rel.split("/")
     assert not any(s in ("", ".", "..") or s.startswith(".") for s in segments), rel
     raw = service.layout.raw_dir(item.base_id)
-    target = paths.resolve_below(raw, rel)
+    target = path_safety.resolve_below(raw, rel)
     assert target.is_file() and target.resolve().is_relative_to(raw.resolve())
     return target
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.knowledge.jobs.extraction import ExtractionPool
+from app.knowledge.jobs.reader_pool import ExtractionPool
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import ItemStatus
 from tests.fakes import FakeModels

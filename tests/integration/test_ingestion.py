@@ -17,13 +17,13 @@ from typing import Any
 
 import pytest
 
-from app.knowledge import ingestion, paths
+from app.knowledge import ingestion, path_safety
 from app.knowledge.catalog import Catalog, Job
 from app.knowledge.ingestion import OnConflict, SourceCheck
 from app.knowledge.jobs import runner
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.kinds import POLICIES, JobKind
-from app.knowledge.materials import material_path, stored_files
+from app.knowledge.material_paths import material_path, stored_files
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import (
     RUNNING_STATUSES,
@@ -74,7 +74,7 @@ def raw_files(service: KnowledgeService, base_id: str) -> list[str]:
 def raw_path(service: KnowledgeService, item: Item, rel: str | None = None) -> Path:
     rel = rel if rel is not None else item.relative_path
     assert rel is not None
-    return paths.resolve_below(service.layout.raw_dir(item.base_id), rel)
+    return path_safety.resolve_below(service.layout.raw_dir(item.base_id), rel)
 
 
 def live_jobs(service: KnowledgeService, base_id: str) -> list[Job]:

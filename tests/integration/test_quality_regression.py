@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.knowledge.jobs.extraction import InlineExtraction
+from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService
 from tests.bench.retrieval_quality import load_jsonl, load_qrels, ndcg_at_k, write_corpus
 from tests.conftest import SHARED

@@ -7,7 +7,7 @@ from pathlib import Path
 import psutil
 from pytestqt.qtbot import QtBot
 
-from app.knowledge.jobs.extraction import InlineExtraction
+from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService
 from app.runtime.executor import JobExecutor
 from tests.conftest import write_files
@@ -37,8 +37,8 @@ def test_many_jobs_reuse_connections(qtbot: QtBot, tmp_path: Path) -> None:
 _CRASHING_PARENT = """
 import os, sys
 sys.path.insert(0, {root!r})
-from app.knowledge.jobs.extraction import ExtractionPool
-from app.knowledge.pipeline.extract import chunk_document
+from app.knowledge.jobs.reader_pool import ExtractionPool
+from app.knowledge.pipeline.text_extraction import chunk_document
 
 if __name__ == "__main__":
     pool = ExtractionPool(workers=2)

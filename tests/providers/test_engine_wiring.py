@@ -28,7 +28,7 @@ DOCS = {
 
 def _service(home: Path) -> KnowledgeService:
     # The real provider registry (no injected fakes), and inline reading for speed.
-    from app.knowledge.jobs.extraction import InlineExtraction
+    from app.knowledge.jobs.reader_pool import InlineExtraction
 
     return KnowledgeService(home, extraction=InlineExtraction())
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from app.knowledge import providers_config, query
 from app.knowledge.catalog import Catalog
-from app.knowledge.jobs.extraction import InlineExtraction
+from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import ItemStatus, SearchMode, SearchResponse
 from app.providers import secrets

@@ -42,7 +42,7 @@ import apsw
 import psutil
 
 from app.knowledge import doctor
-from app.knowledge.jobs.extraction import InlineExtraction
+from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.jobs.recovery import RecoveryReport
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import ItemStatus, ItemType, SearchMode

@@ -36,8 +36,8 @@ from app.knowledge.catalog import Job
 from app.knowledge.ingestion import OnConflict
 from app.knowledge.jobs import runner
 from app.knowledge.jobs.context import JobContext
-from app.knowledge.jobs.extraction import InlineExtraction
-from app.knowledge.materials import CONTAINER_TYPES
+from app.knowledge.jobs.reader_pool import InlineExtraction
+from app.knowledge.material_paths import CONTAINER_TYPES
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import (
     ErrorCode,

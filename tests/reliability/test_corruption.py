@@ -22,8 +22,8 @@ import apsw
 import pytest
 
 from app import cli
-from app.knowledge.jobs.extraction import InlineExtraction
-from app.knowledge.layout import DataLayout
+from app.knowledge.data_layout import DataLayout
+from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.pipeline.store.index_store import index_path
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import ErrorCode, ItemStatus, ItemType, SearchMode, TroveError

@@ -33,7 +33,7 @@ import pytest
 from app import cli
 from app.knowledge import db
 from app.knowledge.jobs.errors import storage_failure
-from app.knowledge.jobs.extraction import InlineExtraction
+from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.pipeline.store.index_store import index_path
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import Base, ErrorCode, Item, ItemStatus, ItemType, SearchMode

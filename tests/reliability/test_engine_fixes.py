@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from app.knowledge import paths
-from app.knowledge.jobs.extraction import InlineExtraction
+from app.knowledge import path_safety
 from app.knowledge.jobs.index_documents import TEMP_SUFFIX, temp_prefix
 from app.knowledge.jobs.kinds import JobKind, index_key
-from app.knowledge.materials import material_path
+from app.knowledge.jobs.reader_pool import InlineExtraction
+from app.knowledge.material_paths import material_path
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import ErrorCode, Item, ItemStatus, ItemType, SearchMode
 from tests.conftest import write_files
@@ -42,7 +42,7 @@ def _files(svc: KnowledgeService, base_id: str) -> dict[str, Item]:
 
 def _leftover(svc: KnowledgeService, item: Item, name: str = "x1y2z3") -> Path:
     """A temporary file as a write of the item's material leaves it when killed mid-way."""
-    target = paths.resolve_below(svc.layout.raw_dir(item.base_id), material_path(item) or "")
+    target = path_safety.resolve_below(svc.layout.raw_dir(item.base_id), material_path(item) or "")
     path = target.parent / f"{temp_prefix(target)}{name}{TEMP_SUFFIX}"
     path.write_text("half a docu", encoding="utf-8")
     return path

@@ -42,14 +42,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from app.knowledge.jobs.extraction import InlineExtraction
 from app.knowledge.jobs.index_documents import page_at, text_hash
-from app.knowledge.pipeline.extract import (
-    ExtractedFile,
-    ExtractFailure,
-    chunk_document,
-    extract_to_file,
-)
+from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.pipeline.indexing.chunker import Chunk
 from app.knowledge.pipeline.indexing.spans import iter_spans, texts_from_file
 from app.knowledge.pipeline.indexing.tokenize import query_tokens
@@ -57,6 +51,12 @@ from app.knowledge.pipeline.readers.archive import ZipLimits
 from app.knowledge.pipeline.readers.errors import ReaderError
 from app.knowledge.pipeline.readers.registry import read_document
 from app.knowledge.pipeline.store.index_store import ChunkRecord, IndexStore
+from app.knowledge.pipeline.text_extraction import (
+    ExtractedFile,
+    ExtractFailure,
+    chunk_document,
+    extract_to_file,
+)
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import Base, ErrorCode, SearchMode, TroveError
 from tests.conftest import write_files

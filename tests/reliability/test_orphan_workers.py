@@ -17,7 +17,7 @@ from tests.reliability.harness import ORPHAN_DEADLINE, ROOT, _is_reader_worker, 
 # A Trove-like parent: the shared pool, started as the window starts it, then idle.
 PARENT = """
 import time
-from app.knowledge.jobs.extraction import ExtractionPool
+from app.knowledge.jobs.reader_pool import ExtractionPool
 pool = ExtractionPool(workers=2)
 pool.warm()
 time.sleep(120)

@@ -37,8 +37,8 @@ from pytestqt.qtbot import QtBot
 
 from app.knowledge import providers_config
 from app.knowledge.catalog import Catalog
-from app.knowledge.jobs.extraction import InlineExtraction
 from app.knowledge.jobs.kinds import POLICIES, JobKind
+from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import ErrorCode, ItemStatus, ItemType, SearchMode
 from app.providers import secrets

@@ -18,7 +18,7 @@ import apsw
 import pytest
 
 from app import cli
-from app.knowledge.layout import DataLayout
+from app.knowledge.data_layout import DataLayout
 from app.knowledge.pipeline.store.index_store import index_path
 from tests.reliability import permissions
 

@@ -35,8 +35,8 @@ from app.knowledge.jobs.errors import (
     JobCancelled,
     RetryableFailure,
 )
-from app.knowledge.jobs.extraction import InlineExtraction
 from app.knowledge.jobs.owner import current_owner, owner_alive
+from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.jobs.recovery import job_items, recover
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import RUNNING_STATUSES, ErrorCode, Item, ItemStatus

@@ -22,7 +22,7 @@ import keyring
 import pytest
 
 from app.knowledge.concepts import ConceptTools
-from app.knowledge.jobs.extraction import InlineExtraction
+from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import (
     Degradation,

@@ -25,7 +25,7 @@ No path from user input escapes its base
   a secret outside the base; a job writing through such a folder; a deletion meeting such a
   link (UNSAFE_PATH, and the outside file is neither read, written nor deleted).
 - tests/unit/test_concepts.py::test_unsafe_concept_ids_are_refused (../, absolute, drive,
-  backslash, NUL, .trove: UNSAFE_PATH), tests/unit/test_paths.py (resolve_below and symlinks,
+  backslash, NUL, .trove: UNSAFE_PATH), tests/unit/test_path_safety.py (resolve_below and symlinks,
   sanitising, allocation), tests/integration/test_mcp.py (the same over MCP).
 
 FTS query syntax injection
@@ -40,7 +40,7 @@ File names with control characters or reserved Windows names
 - here: CON, nul.txt, COM1, aux, LPT9, names with tabs, newlines, escape sequences, DEL,
   trailing dots and spaces, all in one folder: indexed under safe portable names and found
   by search; the names without a usable extension fail with UNSUPPORTED_FILE_TYPE.
-- tests/unit/test_paths.py (sanitize_file_name, device names, properties),
+- tests/unit/test_path_safety.py (sanitize_file_name, device names, properties),
   tests/integration/test_bad_input.py (emoji, dots, hidden names).
 
 Agent tools adding paths
@@ -65,11 +65,11 @@ import keyring
 import pytest
 
 from app import cli
-from app.knowledge import paths, providers_config
+from app.knowledge import path_safety, providers_config
 from app.knowledge.catalog import Catalog
 from app.knowledge.concepts import ConceptTools, ToolResult
-from app.knowledge.jobs.extraction import InlineExtraction
-from app.knowledge.materials import material_path
+from app.knowledge.jobs.reader_pool import InlineExtraction
+from app.knowledge.material_paths import material_path
 from app.knowledge.pipeline.sources.web import FetchLimits
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import (
@@ -337,7 +337,7 @@ def test_kb_read_through_a_symlink_planted_in_raw_is_refused_UNSAFE_PATH(
     assert SECRET not in message
     grep = {"baseId": base.id, "conceptId": cid, "pattern": "SECRET"}
     assert SECRET not in err(tools.call("kb_read", grep), "UNSAFE_PATH")
-    with pytest.raises(paths.UnsafePathError):
+    with pytest.raises(path_safety.UnsafePathError):
         svc.material_file(base.id, cid)
 
     # A whole folder of raw/ swapped for a link to elsewhere is refused the same way.
@@ -518,7 +518,7 @@ def test_awkward_file_names_are_indexed_under_portable_names_or_UNSUPPORTED_FILE
         assert item.status is ItemStatus.COMPLETED, (name, item.error_code, item.error_message)
         rel = item.relative_path or ""
         assert _portable(rel) == [], (name, rel)
-        assert paths.check_relative_path(rel) == rel
+        assert path_safety.check_relative_path(rel) == rel
         assert {r.item_id for r in svc.search(base.id, word).results} == {item.id}, name
         cid = material_path(item)
         read = ok(tools.call("kb_read", {"baseId": base.id, "conceptId": cid}))

@@ -23,7 +23,7 @@ from typing import IO
 import pytest
 
 from app.knowledge.jobs import recovery
-from app.knowledge.jobs.extraction import InlineExtraction
+from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import ErrorCode, ItemStatus, ItemType
 from tests.httpserver import Request

@@ -22,7 +22,7 @@ from app.knowledge.concepts import (
     grep_lines,
     interleave,
 )
-from app.knowledge.jobs.extraction import InlineExtraction
+from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import Base, BaseStatus, ItemStatus, ScoreKind, SearchResult
 from tests.conftest import write_files

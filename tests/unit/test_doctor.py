@@ -12,10 +12,10 @@ from pathlib import Path
 
 import apsw
 
-from app.knowledge import db, paths
+from app.knowledge import db, path_safety
 from app.knowledge.doctor import Code, DoctorReport
-from app.knowledge.jobs.extraction import InlineExtraction
-from app.knowledge.materials import material_path
+from app.knowledge.jobs.reader_pool import InlineExtraction
+from app.knowledge.material_paths import material_path
 from app.knowledge.pipeline.store.index_store import ChunkRecord, index_path
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import ErrorCode, Item, ItemStatus, ItemType, SearchMode
@@ -82,8 +82,8 @@ def _damage(svc: KnowledgeService, base_id: str) -> dict[str, Item]:
     }
     raw = svc.layout.raw_dir(base_id)
     # A material file deleted behind the engine's back (the PDF's copy, its product stays).
-    paths.resolve_below(raw, material_path(roles["no_file"]) or "").unlink()
-    paths.resolve_below(raw, roles["pdf"].relative_path or "").unlink()
+    path_safety.resolve_below(raw, material_path(roles["no_file"]) or "").unlink()
+    path_safety.resolve_below(raw, roles["pdf"].relative_path or "").unlink()
     # Files nobody owns: a stray file, a crashed write's temp file, and a write in flight.
     (raw / "stray.txt").write_text("nobody owns me", encoding="utf-8")
     (raw / "deep" / "er").mkdir(parents=True)

@@ -21,7 +21,7 @@ PIPELINE_ALLOWED = (
     "app.knowledge.pipeline",
     "app.knowledge.types",
     "app.knowledge.db",
-    "app.knowledge.paths",
+    "app.knowledge.path_safety",
 )
 QT_FREE = ("knowledge", "providers")
 

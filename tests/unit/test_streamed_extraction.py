@@ -18,18 +18,18 @@ from typing import IO, Any
 import pytest
 
 from app.knowledge.jobs.index_documents import TEMP_SUFFIX
-from app.knowledge.pipeline import extract
-from app.knowledge.pipeline.extract import (
+from app.knowledge.pipeline import text_extraction
+from app.knowledge.pipeline.indexing.chunker import chunk_text
+from app.knowledge.pipeline.indexing.spans import iter_spans, texts_from_file
+from app.knowledge.pipeline.readers.registry import TextStream, read_document_stream
+from app.knowledge.pipeline.readers.text import NotUtf8Error
+from app.knowledge.pipeline.text_extraction import (
     ExtractedFile,
     ExtractFailure,
     chunk_spans,
     extract_file,
     extract_to_file,
 )
-from app.knowledge.pipeline.indexing.chunker import chunk_text
-from app.knowledge.pipeline.indexing.spans import iter_spans, texts_from_file
-from app.knowledge.pipeline.readers.registry import TextStream, read_document_stream
-from app.knowledge.pipeline.readers.text import NotUtf8Error
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import ErrorCode
 from tests.unit.make_files import make_docx, pdf_bytes
@@ -103,7 +103,7 @@ def test_plain_text_streams_and_a_legacy_encoding_says_so(tmp_path: Path) -> Non
 def test_a_long_single_line_is_cut_at_spaces_into_whole_chunks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(extract, "SEGMENT_CHARS", 5000)
+    monkeypatch.setattr(text_extraction, "SEGMENT_CHARS", 5000)
     words = [f"w{i % 97}x" for i in range(20_000)]
     text = " ".join(words)  # no line break anywhere
     source = tmp_path / "line.txt"
@@ -125,7 +125,7 @@ def test_a_long_single_line_is_cut_at_spaces_into_whole_chunks(
 
 def test_a_text_within_one_segment_is_chunked_as_chunk_text_chunks_it() -> None:
     text = _text(300)
-    assert len(text) <= extract.SEGMENT_CHARS
+    assert len(text) <= text_extraction.SEGMENT_CHARS
     expected = array("q")
     for c in chunk_text(text, 100, 10):
         expected.extend((c.start, c.end, c.token_count))
@@ -153,7 +153,7 @@ def test_the_readers_registry_imports_no_format_library(tmp_path: Path) -> None:
     tens of megabytes each and only load when a file of their kind is read."""
     heavy = ("pypdf", "docx", "pptx", "openpyxl", "lxml", "charset_normalizer")
     code = (
-        "import sys, importlib; importlib.import_module('app.knowledge.pipeline.extract'); "
+        "import sys, importlib; importlib.import_module('app.knowledge.pipeline.text_extraction'); "
         f"print([m for m in {heavy!r} if m in sys.modules])"
     )
     out = subprocess.run(
@@ -210,7 +210,7 @@ def test_disk_full_while_the_worker_writes_the_text_fails_the_item_and_leaves_no
     source.parent.mkdir()
     source.write_text("<html><body><p>fullword text</p></body></html>", encoding="utf-8")
     monkeypatch.setattr(
-        extract,
+        text_extraction,
         "open",
         lambda *a, **k: _FullDisk(open(*a, **k)),  # noqa: SIM115 (closed by _FullDisk)
         raising=False,

@@ -6,9 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from app.knowledge.catalog import Catalog
+from app.knowledge.data_layout import DataLayout
 from app.knowledge.jobs.errors import CancelReason, JobCancelled
-from app.knowledge.jobs.extraction import Extraction, InlineExtraction
-from app.knowledge.layout import DataLayout
+from app.knowledge.jobs.reader_pool import Extraction, InlineExtraction
 from app.knowledge.locks import KeyedMutex
 from app.knowledge.pipeline.sources.sitemap import SitemapLimits
 from app.knowledge.pipeline.sources.web import FetchLimits

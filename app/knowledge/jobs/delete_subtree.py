@@ -12,12 +12,12 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from app.knowledge import paths
+from app.knowledge import path_safety
 from app.knowledge.catalog import Job
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.index_documents import remove_temp_files
 from app.knowledge.jobs.parents import settle_parent
-from app.knowledge.materials import CONTAINER_TYPES, stored_files
+from app.knowledge.material_paths import CONTAINER_TYPES, stored_files
 from app.knowledge.types import Item, ItemStatus
 
 log = logging.getLogger(__name__)
@@ -76,8 +76,8 @@ def _depth_key(subtree: list[Item]) -> Callable[[Item], int]:
 def _delete_files(raw: Path, item: Item) -> None:
     for rel in stored_files(item):
         try:
-            path = paths.resolve_below(raw, rel)
-        except paths.UnsafePathError:
+            path = path_safety.resolve_below(raw, rel)
+        except path_safety.UnsafePathError:
             log.error("item %s has an unsafe material path %r; not deleting it", item.id, rel)
             continue
         path.unlink(missing_ok=True)
@@ -93,8 +93,8 @@ def _remove_empty_dirs(raw: Path, rel_dir: str) -> None:
     if not rel_dir or rel_dir == ".":
         return
     try:
-        current = paths.resolve_below(raw, rel_dir)
-    except paths.UnsafePathError:
+        current = path_safety.resolve_below(raw, rel_dir)
+    except path_safety.UnsafePathError:
         return
     top = raw.resolve()
     while current != top and top in current.parents:

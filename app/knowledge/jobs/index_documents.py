@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.knowledge import paths
+from app.knowledge import path_safety
 from app.knowledge.catalog import Job
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.errors import (
@@ -28,13 +28,7 @@ from app.knowledge.jobs.errors import (
     RetryableFailure,
 )
 from app.knowledge.jobs.parents import settle_parent
-from app.knowledge.materials import material_path, stored_files
-from app.knowledge.pipeline.extract import (
-    ExtractedFile,
-    ExtractFailure,
-    chunk_spans,
-    extract_to_file,
-)
+from app.knowledge.material_paths import material_path, stored_files
 from app.knowledge.pipeline.indexing.spans import (
     Spans,
     iter_spans,
@@ -47,6 +41,12 @@ from app.knowledge.pipeline.sources.snapshot import page_document
 from app.knowledge.pipeline.sources.web import FetchCancelled, FetchError, fetch_url
 from app.knowledge.pipeline.store.index_store import ChunkRecord, DimensionMismatchError
 from app.knowledge.pipeline.store.vector_index import FloatMatrix
+from app.knowledge.pipeline.text_extraction import (
+    ExtractedFile,
+    ExtractFailure,
+    chunk_spans,
+    extract_to_file,
+)
 from app.knowledge.types import (
     Base,
     ErrorCode,
@@ -85,8 +85,8 @@ def remove_temp_files(raw: Path, item: Item) -> int:
     removed = 0
     for rel in stored_files(item):
         try:
-            target = paths.resolve_below(raw, rel)
-        except paths.UnsafePathError:
+            target = path_safety.resolve_below(raw, rel)
+        except path_safety.UnsafePathError:
             continue
         for leftover in target.parent.glob(temp_prefix(target) + "*" + TEMP_SUFFIX):
             leftover.unlink(missing_ok=True)
@@ -250,9 +250,9 @@ def acquire(ctx: JobContext, base: Base, item: Item, *, reacquire: bool) -> Acqu
     if rel is None or item.relative_path is None:
         raise ItemFailure(ErrorCode.READ_FAILED, "the item has no material path")
     try:
-        target = paths.resolve_below(raw, rel)
-        copy = paths.resolve_below(raw, item.relative_path)
-    except paths.UnsafePathError as exc:
+        target = path_safety.resolve_below(raw, rel)
+        copy = path_safety.resolve_below(raw, item.relative_path)
+    except path_safety.UnsafePathError as exc:
         # e.g. a folder under raw/ replaced by a symlink to elsewhere: never written through
         raise ItemFailure(ErrorCode.UNSAFE_PATH, str(exc)) from exc
     if item.type is ItemType.FILE:

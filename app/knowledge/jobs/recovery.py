@@ -25,7 +25,7 @@ from app.knowledge.jobs.index_documents import remove_temp_files
 from app.knowledge.jobs.kinds import JobKind, Recovery, policy_for
 from app.knowledge.jobs.owner import owner_alive
 from app.knowledge.jobs.parents import settle_parent
-from app.knowledge.materials import CONTAINER_TYPES
+from app.knowledge.material_paths import CONTAINER_TYPES
 from app.knowledge.types import RUNNING_STATUSES, ErrorCode, Item, ItemStatus
 
 log = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.knowledge.paths import (
+from app.knowledge.path_safety import (
     MAX_SEGMENT_BYTES,
     RESERVED_SEGMENT,
     UnsafePathError,

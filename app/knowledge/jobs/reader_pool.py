@@ -51,7 +51,7 @@ WORKER_NICENESS = 5
 
 def _warm_worker() -> int:
     # Importing the readers (lxml, pypdf, python-docx, ...) is most of a worker's start-up.
-    importlib.import_module("app.knowledge.pipeline.extract")
+    importlib.import_module("app.knowledge.pipeline.text_extraction")
     return os.getpid()
 
 

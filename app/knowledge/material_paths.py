@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from app.knowledge import paths
+from app.knowledge import path_safety
 from app.knowledge.pipeline.readers.registry import MARKDOWN_EXTENSIONS, TEXT_EXTENSIONS
 from app.knowledge.types import Item, ItemType
 
@@ -29,7 +29,7 @@ def material_path(item: Item) -> str | None:
     if item.type in CONTAINER_TYPES or item.relative_path is None:
         return None
     if item.type is ItemType.FILE and needs_product(item.relative_path):
-        return paths.md_product_name(item.relative_path)
+        return path_safety.md_product_name(item.relative_path)
     return item.relative_path
 
 
