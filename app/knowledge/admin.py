@@ -11,11 +11,12 @@ import numpy as np
 
 from app.knowledge import path_safety
 from app.knowledge.catalog import new_id
-from app.knowledge.ingestion import SourceCheck, check_settled, start_again
-from app.knowledge.jobs.context import EngineParts
+from app.knowledge.engine import EngineParts
+from app.knowledge.ingestion import check_settled, start_again
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.material_paths import CONTAINER_TYPES
 from app.knowledge.provider_errors import provider_failure
+from app.knowledge.source_check import SourceCheck
 from app.knowledge.types import (
     DEFAULT_CHUNK_OVERLAP,
     DEFAULT_CHUNK_SIZE,

@@ -34,7 +34,7 @@ import apsw
 
 from app.knowledge import db, path_safety, states
 from app.knowledge.catalog import Job
-from app.knowledge.jobs.context import EngineParts
+from app.knowledge.engine import EngineParts
 from app.knowledge.jobs.kinds import JobKind, known_kind
 from app.knowledge.jobs.owner import owner_alive
 from app.knowledge.jobs.parents import settle_parent

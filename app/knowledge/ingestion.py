@@ -1,5 +1,5 @@
-"""Write-side orchestration: admission checks, item creation, add conflicts, enqueueing,
-deletion, reindex admission.
+"""Write-side orchestration: admission checks, add conflicts, deletion and reindex admission.
+Items are created by jobs/item_creation.py and their jobs queued by jobs/queue.py.
 
 Every multi-step change (read what exists, then create or flip rows) runs under the base
 mutex; nothing slow (network, hashing big files) runs while it is held.
@@ -7,22 +7,20 @@ mutex; nothing slow (network, hashing big files) runs while it is held.
 
 from __future__ import annotations
 
-import errno
 import hashlib
-import re
-import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from app.knowledge import path_safety
 from app.knowledge.catalog import Catalog
-from app.knowledge.jobs.context import EngineParts
-from app.knowledge.jobs.kinds import JobKind, index_key, prepare_key
-from app.knowledge.material_paths import CONTAINER_TYPES, needs_product
+from app.knowledge.engine import EngineParts
+from app.knowledge.jobs.item_creation import create_items, create_root
+from app.knowledge.jobs.queue import mark_deleting, queue_reindexes, queue_work, top_roots
+from app.knowledge.material_paths import CONTAINER_TYPES, url_material_name
 from app.knowledge.pipeline.sources.web import FetchError, check_url
+from app.knowledge.source_check import SourceCheck, check_source
 from app.knowledge.types import (
     SETTLED_STATUSES,
     BaseStatus,
@@ -32,8 +30,6 @@ from app.knowledge.types import (
     ItemType,
     TroveError,
 )
-
-DELETE_GROUP = 500  # roots per delete-subtree job (DESIGN.md section 5)
 
 
 class OnConflict(StrEnum):
@@ -55,136 +51,12 @@ class AddReport:
 # -- shared building blocks ------------------------------------------------------------------
 
 
-def _reserved_paths(catalog: Catalog, base_id: str) -> set[str]:
-    return {i.relative_path for i in catalog.list_items(base_id) if i.relative_path}
-
-
-def queue_index(parts: EngineParts, item: Item, *, reacquire: bool) -> None:
-    parts.catalog.enqueue_job(
-        JobKind.INDEX_DOCUMENTS,
-        item.base_id,
-        item_id=item.id,
-        payload={"reacquire": reacquire},
-        idempotency_key=index_key(item.id),
-    )
-
-
-def _queue_prepare(
-    parts: EngineParts, item: Item, options: dict[str, object] | None = None
-) -> None:
-    parts.catalog.enqueue_job(
-        JobKind.PREPARE_ROOT,
-        item.base_id,
-        item_id=item.id,
-        payload=options or {},
-        idempotency_key=prepare_key(item.id),
-    )
-
-
-def create_items(
-    parts: EngineParts,
-    base_id: str,
-    item_type: ItemType,
-    entries: Sequence[tuple[str, str, str]],
-    *,
-    parent_id: str | None = None,
-    hashes: dict[str, str] | None = None,
-) -> list[Item]:
-    """Create leaf items (source, desired material name, title) and queue their indexing.
-
-    The caller holds the base mutex: allocation reads what exists, then rows are created,
-    in one write transaction, so another process cannot take the same names meanwhile.
-    """
-    items: list[Item] = []
-    with parts.catalog.transaction():
-        namer = path_safety.MaterialNamer(
-            parts.layout.raw_dir(base_id), _reserved_paths(parts.catalog, base_id)
-        )
-        for source, desired, title in entries:
-            rel = namer.allocate(
-                desired, with_md_product=item_type is ItemType.FILE and needs_product(desired)
-            )
-            item = parts.catalog.create_item(
-                base_id,
-                item_type,
-                source,
-                title,
-                status=ItemStatus.PROCESSING,
-                parent_id=parent_id,
-                relative_path=rel,
-                size=_size(source) if item_type is ItemType.FILE else None,
-                content_hash=(hashes or {}).get(source),
-            )
-            queue_index(parts, item, reacquire=True)
-            items.append(item)
-    return items
-
-
-def create_children(
-    parts: EngineParts, root: Item, child_type: ItemType, wanted: Sequence[tuple[str, str]]
-) -> list[Item]:
-    entries = [(source, desired, _title_for(child_type, source)) for source, desired in wanted]
-    return create_items(parts, root.base_id, child_type, entries, parent_id=root.id)
-
-
-def _title_for(item_type: ItemType, source: str) -> str:
-    return Path(source).name if item_type is ItemType.FILE else source
-
-
-def _create_root(
-    parts: EngineParts,
-    base_id: str,
-    item_type: ItemType,
-    source: str,
-    title: str,
-    desired: str,
-    options: dict[str, object] | None = None,
-) -> Item:
-    with parts.catalog.transaction():
-        rel = path_safety.allocate_material_name(
-            parts.layout.raw_dir(base_id),
-            desired,
-            reserved=_reserved_paths(parts.catalog, base_id),
-        )
-        item = parts.catalog.create_item(
-            base_id,
-            item_type,
-            source,
-            title,
-            status=ItemStatus.PREPARING,
-            relative_path=rel,
-            options=options,
-        )
-        _queue_prepare(parts, item, options)
-    return item
-
-
-def _size(source: str) -> int | None:
-    try:
-        return Path(source).stat().st_size
-    except OSError:
-        return None
-
-
 def file_hash(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-_SLUG_JUNK = re.compile(r"[^\w.\-]+")
-
-
-def url_material_name(url: str, prefix: str = "web") -> str:
-    """A readable material name for a URL snapshot: prefix/host/path-slug.md."""
-    parts = urlsplit(url)
-    path = parts.path.strip("/")
-    slug = _SLUG_JUNK.sub("-", path.replace("/", "_")).strip("-_.") or "index"
-    if parts.query:
-        slug += "-" + hashlib.sha256(parts.query.encode()).hexdigest()[:8]
-    return f"{prefix}/{parts.hostname or 'site'}/{slug[:120]}.md"
 
 
 def _require_usable_base(parts: EngineParts, base_id: str) -> None:
@@ -327,7 +199,7 @@ def _admit_one(
     if cand.item_type in CONTAINER_TYPES:
         options = folder_options if cand.item_type is ItemType.DIRECTORY else None
         report.added.append(
-            _create_root(
+            create_root(
                 parts, base_id, cand.item_type, cand.source, cand.title, cand.desired, options
             )
         )
@@ -359,48 +231,6 @@ def _conflict(catalog: Catalog, base_id: str, cand: _Candidate) -> tuple[Item, s
 # -- deleting --------------------------------------------------------------------------------
 
 
-def _top_roots(catalog: Catalog, items: Sequence[Item]) -> list[Item]:
-    """Drop items whose ancestor is also selected: deleting the ancestor covers them."""
-    chosen = {i.id for i in items}
-    roots = []
-    for item in items:
-        parent, covered = item.parent_id, False
-        while parent is not None:
-            if parent in chosen:
-                covered = True
-                break
-            parent_item = catalog.get_item(parent)
-            parent = parent_item.parent_id if parent_item else None
-        if not covered:
-            roots.append(item)
-    return roots
-
-
-def mark_deleting(parts: EngineParts, items: Sequence[Item]) -> list[str]:
-    """Flip subtrees to deleting and queue their deletion. Caller holds the base mutex."""
-    roots = _top_roots(parts.catalog, items)
-    with parts.catalog.transaction():
-        for root in roots:
-            for item in [root, *parts.catalog.descendants(root.id)]:
-                if item.status is not ItemStatus.DELETING:
-                    parts.catalog.set_item_status(item.id, ItemStatus.DELETING)
-        queue_deletes(parts, [r.id for r in roots], roots[0].base_id if roots else "")
-    return [r.id for r in roots]
-
-
-def queue_deletes(parts: EngineParts, root_ids: Sequence[str], base_id: str) -> None:
-    for start in range(0, len(root_ids), DELETE_GROUP):
-        group = list(root_ids[start : start + DELETE_GROUP])
-        key = f"{JobKind.DELETE_SUBTREE}:{group[0]}" if len(group) == 1 else None
-        parts.catalog.enqueue_job(
-            JobKind.DELETE_SUBTREE,
-            base_id,
-            item_id=group[0] if len(group) == 1 else None,
-            payload={"roots": group},
-            idempotency_key=key,
-        )
-
-
 def _selected(catalog: Catalog, base_id: str, item_ids: Sequence[str] | None) -> list[Item]:
     """The named items of the base (all its roots when None); unknown ids are refused."""
     if item_ids is None:
@@ -428,29 +258,6 @@ def delete_items(parts: EngineParts, base_id: str, item_ids: Sequence[str] | Non
 # -- reindex admission -----------------------------------------------------------------------
 
 
-class SourceCheck(StrEnum):
-    OK = "ok"
-    MISSING = "missing"
-    UNVERIFIABLE = "unverifiable"
-
-
-def check_source(item: Item) -> SourceCheck:
-    """Can the item's original source be re-acquired? Files and folders are probed on disk."""
-    if item.type not in (ItemType.FILE, ItemType.DIRECTORY):
-        return SourceCheck.OK  # notes carry their text; URLs are checked when fetched
-    path = Path(item.source)
-    if not path.is_absolute():
-        return SourceCheck.MISSING
-    try:
-        mode = path.stat().st_mode
-    except (FileNotFoundError, NotADirectoryError):
-        return SourceCheck.MISSING
-    except OSError as exc:
-        return SourceCheck.MISSING if exc.errno == errno.ENOENT else SourceCheck.UNVERIFIABLE
-    kind_ok = stat.S_ISDIR(mode) if item.type is ItemType.DIRECTORY else stat.S_ISREG(mode)
-    return SourceCheck.OK if kind_ok else SourceCheck.MISSING
-
-
 def check_settled(catalog: Catalog, roots: Sequence[Item], action: str) -> None:
     busy = [
         item
@@ -472,7 +279,7 @@ def reindex(parts: EngineParts, base_id: str, item_ids: Sequence[str] | None) ->
     # One transaction from the check to the queued jobs: a reindex of the same items in
     # another process either sees them busy or has not started.
     with parts.mutex.lock(base_id), parts.catalog.transaction():
-        roots = _top_roots(parts.catalog, _live(_selected(parts.catalog, base_id, item_ids)))
+        roots = top_roots(parts.catalog, _live(_selected(parts.catalog, base_id, item_ids)))
         check_settled(parts.catalog, roots, "reindex")
         checks = {root.id: check_source(root) for root in roots}
         gone = [r for r in roots if checks[r.id] is SourceCheck.MISSING]
@@ -492,30 +299,12 @@ def reindex(parts: EngineParts, base_id: str, item_ids: Sequence[str] | None) ->
         with parts.catalog.transaction():
             for root in roots:
                 parts.catalog.set_item_status(root.id, _working_status(root))
-            for start in range(0, len(roots), DELETE_GROUP):
-                group = [r.id for r in roots[start : start + DELETE_GROUP]]
-                parts.catalog.enqueue_job(
-                    JobKind.REINDEX_SUBTREE,
-                    base_id,
-                    item_id=group[0] if len(group) == 1 else None,
-                    payload={"roots": group},
-                    idempotency_key=f"{JobKind.REINDEX_SUBTREE}:{group[0]}"
-                    if len(group) == 1
-                    else None,
-                )
+            queue_reindexes(parts, [r.id for r in roots], base_id)
         return [parts.catalog.require_item(r.id) for r in roots]
 
 
 def _working_status(item: Item) -> ItemStatus:
     return ItemStatus.PREPARING if item.type in CONTAINER_TYPES else ItemStatus.PROCESSING
-
-
-def queue_work(parts: EngineParts, item: Item, *, reacquire: bool) -> None:
-    """Queue the job that does an item's work: containers expand, leaves index."""
-    if item.type in CONTAINER_TYPES:
-        _queue_prepare(parts, item, item.options)
-    else:
-        queue_index(parts, item, reacquire=reacquire)
 
 
 def start_again(parts: EngineParts, item: Item, *, reacquire: bool) -> None:

@@ -7,13 +7,18 @@ the material. URL and note items are Markdown snapshots.
 
 from __future__ import annotations
 
+import hashlib
+import re
 from pathlib import PurePosixPath
+from urllib.parse import urlsplit
 
 from app.knowledge import path_safety
 from app.knowledge.pipeline.readers.registry import MARKDOWN_EXTENSIONS, TEXT_EXTENSIONS
 from app.knowledge.types import Item, ItemType
 
 CONTAINER_TYPES = frozenset({ItemType.DIRECTORY, ItemType.SITEMAP})
+
+_SLUG_JUNK = re.compile(r"[^\w.\-]+")
 
 
 def is_plain_text(name: str) -> bool:
@@ -42,3 +47,13 @@ def stored_files(item: Item) -> list[str]:
     if product is not None and product != item.relative_path:
         files.append(product)
     return files
+
+
+def url_material_name(url: str, prefix: str = "web") -> str:
+    """A readable material name for a URL snapshot: prefix/host/path-slug.md."""
+    parts = urlsplit(url)
+    path = parts.path.strip("/")
+    slug = _SLUG_JUNK.sub("-", path.replace("/", "_")).strip("-_.") or "index"
+    if parts.query:
+        slug += "-" + hashlib.sha256(parts.query.encode()).hexdigest()[:8]
+    return f"{prefix}/{parts.hostname or 'site'}/{slug[:120]}.md"

@@ -18,10 +18,11 @@ from app.knowledge import admin, ingestion, path_safety, providers_config, query
 from app.knowledge import doctor as integrity
 from app.knowledge.catalog import Catalog
 from app.knowledge.data_layout import DataLayout
+from app.knowledge.engine import EngineParts, Extraction
 from app.knowledge.jobs import recovery, runner
-from app.knowledge.jobs.context import EngineParts, JobContext, ProgressCallback
+from app.knowledge.jobs.context import JobContext, ProgressCallback
 from app.knowledge.jobs.errors import STORAGE_READ_ONLY_MESSAGE, index_corrupt, storage_failure
-from app.knowledge.jobs.reader_pool import Extraction, shared_pool
+from app.knowledge.jobs.reader_pool import shared_pool
 from app.knowledge.locks import KeyedMutex
 from app.knowledge.material_paths import CONTAINER_TYPES
 from app.knowledge.pipeline.store.index_store import (

@@ -39,6 +39,13 @@ class ItemPhase(StrEnum):
     WAITING = "waiting"
 
 
+# Why a running job stops early (its cancel check's answer).
+class CancelReason(StrEnum):
+    ITEM_GONE = "item-gone"  # deleted or settled meanwhile: nothing to record
+    TIMEOUT = "timeout"  # the job ran past its policy's timeout
+    SHUTDOWN = "shutdown"  # Trove is closing
+
+
 class SearchMode(StrEnum):
     BM25 = "bm25"
     VECTOR = "vector"

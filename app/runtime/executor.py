@@ -32,11 +32,10 @@ from PySide6.QtCore import QObject, QRunnable, QThread, QThreadPool, QTimer, Sig
 from app.knowledge.catalog import Job
 from app.knowledge.jobs import runner
 from app.knowledge.jobs.context import JobContext
-from app.knowledge.jobs.errors import CancelReason
 from app.knowledge.jobs.kinds import policy_for
 from app.knowledge.jobs.owner import current_owner
 from app.knowledge.service import KnowledgeService
-from app.knowledge.types import ItemPhase
+from app.knowledge.types import CancelReason, ItemPhase
 
 log = logging.getLogger(__name__)
 

@@ -19,12 +19,13 @@ import pytest
 
 from app.knowledge import ingestion, path_safety
 from app.knowledge.catalog import Catalog, Job
-from app.knowledge.ingestion import OnConflict, SourceCheck
+from app.knowledge.ingestion import OnConflict
 from app.knowledge.jobs import runner
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.kinds import POLICIES, JobKind
 from app.knowledge.material_paths import material_path, stored_files
 from app.knowledge.service import KnowledgeService
+from app.knowledge.source_check import SourceCheck
 from app.knowledge.types import (
     RUNNING_STATUSES,
     ErrorCode,

@@ -29,17 +29,12 @@ from app.knowledge.catalog import Job
 from app.knowledge.ingestion import delete_items
 from app.knowledge.jobs import runner
 from app.knowledge.jobs.context import JobContext
-from app.knowledge.jobs.errors import (
-    CancelReason,
-    ItemFailure,
-    JobCancelled,
-    RetryableFailure,
-)
+from app.knowledge.jobs.errors import ItemFailure, JobCancelled, RetryableFailure
 from app.knowledge.jobs.owner import current_owner, owner_alive
 from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.jobs.recovery import job_items, recover
 from app.knowledge.service import KnowledgeService
-from app.knowledge.types import RUNNING_STATUSES, ErrorCode, Item, ItemStatus
+from app.knowledge.types import RUNNING_STATUSES, CancelReason, ErrorCode, Item, ItemStatus
 from app.runtime.executor import JobExecutor
 from tests.conftest import write_files
 from tests.fakes import FakeModels

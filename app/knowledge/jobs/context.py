@@ -5,16 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from app.knowledge.catalog import Catalog
-from app.knowledge.data_layout import DataLayout
-from app.knowledge.jobs.errors import CancelReason, JobCancelled
-from app.knowledge.jobs.reader_pool import Extraction, InlineExtraction
-from app.knowledge.locks import KeyedMutex
-from app.knowledge.pipeline.sources.sitemap import SitemapLimits
-from app.knowledge.pipeline.sources.web import FetchLimits
-from app.knowledge.pipeline.store.registry import StoreRegistry
-from app.knowledge.types import ItemPhase, ItemStatus
-from app.providers.interfaces import ModelResolver
+from app.knowledge.engine import EngineParts
+from app.knowledge.jobs.errors import JobCancelled
+from app.knowledge.types import CancelReason, ItemPhase, ItemStatus
 
 ProgressCallback = Callable[[str, ItemPhase | None, float | None], None]
 CancelCheck = Callable[[], "CancelReason | None"]
@@ -26,21 +19,6 @@ def _no_progress(item_id: str, phase: ItemPhase | None, percent: float | None) -
 
 def _never() -> CancelReason | None:
     return None
-
-
-@dataclass(slots=True)
-class EngineParts:
-    layout: DataLayout
-    catalog: Catalog
-    stores: StoreRegistry
-    mutex: KeyedMutex
-    models: ModelResolver
-    embed_batch_size: int = 10
-    max_file_bytes: int = 200 * 1024 * 1024
-    fetch_limits: FetchLimits = field(default_factory=FetchLimits)
-    # Where documents are read and chunked: worker processes in the app, inline in tests.
-    extraction: Extraction = field(default_factory=InlineExtraction)
-    sitemap_limits: SitemapLimits = field(default_factory=SitemapLimits)
 
 
 @dataclass(slots=True)

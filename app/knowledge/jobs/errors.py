@@ -4,19 +4,12 @@ from __future__ import annotations
 
 import errno
 import os
-from enum import StrEnum
 from pathlib import Path
 
 import apsw
 
 from app.knowledge.pipeline.store.index_store import INDEX_DIR
-from app.knowledge.types import Base, ErrorCode, TroveError
-
-
-class CancelReason(StrEnum):
-    ITEM_GONE = "item-gone"  # deleted or settled meanwhile: nothing to record
-    TIMEOUT = "timeout"  # the job ran past its policy's timeout
-    SHUTDOWN = "shutdown"  # Trove is closing
+from app.knowledge.types import Base, CancelReason, ErrorCode, TroveError
 
 
 class JobCancelled(Exception):

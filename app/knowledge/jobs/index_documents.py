@@ -21,12 +21,7 @@ import numpy as np
 from app.knowledge import path_safety
 from app.knowledge.catalog import Job
 from app.knowledge.jobs.context import JobContext
-from app.knowledge.jobs.errors import (
-    CancelReason,
-    ItemFailure,
-    JobCancelled,
-    RetryableFailure,
-)
+from app.knowledge.jobs.errors import ItemFailure, JobCancelled, RetryableFailure
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.material_paths import material_path, stored_files
 from app.knowledge.pipeline.indexing.spans import (
@@ -49,6 +44,7 @@ from app.knowledge.pipeline.text_extraction import (
 )
 from app.knowledge.types import (
     Base,
+    CancelReason,
     ErrorCode,
     Item,
     ItemPhase,

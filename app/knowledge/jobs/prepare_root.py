@@ -10,20 +10,24 @@ import logging
 from pathlib import Path
 
 from app.knowledge.catalog import Job
-from app.knowledge.ingestion import (
-    create_children,
-    mark_deleting,
-    queue_index,
-    url_material_name,
-)
 from app.knowledge.jobs.context import JobContext
-from app.knowledge.jobs.errors import CancelReason, ItemFailure, JobCancelled, RetryableFailure
+from app.knowledge.jobs.errors import ItemFailure, JobCancelled, RetryableFailure
+from app.knowledge.jobs.item_creation import create_children
 from app.knowledge.jobs.parents import settle_parent
+from app.knowledge.jobs.queue import mark_deleting, queue_index
+from app.knowledge.material_paths import url_material_name
 from app.knowledge.pipeline.readers.registry import SUPPORTED_EXTENSIONS
 from app.knowledge.pipeline.sources.directory import scan_directory
 from app.knowledge.pipeline.sources.sitemap import expand_sitemap
 from app.knowledge.pipeline.sources.web import FetchCancelled, FetchError
-from app.knowledge.types import SETTLED_STATUSES, ErrorCode, Item, ItemStatus, ItemType
+from app.knowledge.types import (
+    SETTLED_STATUSES,
+    CancelReason,
+    ErrorCode,
+    Item,
+    ItemStatus,
+    ItemType,
+)
 
 log = logging.getLogger(__name__)
 

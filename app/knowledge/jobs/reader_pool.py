@@ -19,12 +19,12 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
-from app.knowledge.jobs.errors import CancelReason, ItemFailure, JobCancelled
+from app.knowledge.jobs.errors import ItemFailure, JobCancelled
 from app.knowledge.jobs.owner import current_owner, owner_alive
 from app.knowledge.logs import configure_worker_logging
-from app.knowledge.types import ErrorCode
+from app.knowledge.types import CancelReason, ErrorCode
 
 log = logging.getLogger(__name__)
 
@@ -34,16 +34,6 @@ T = TypeVar("T")
 # MemoryError in the worker instead of swapping the machine to a halt.
 WORKER_MEMORY_LIMIT = 3 * 1024**3
 POLL_SECONDS = 0.25
-
-
-class Extraction(Protocol):
-    def run(
-        self, fn: Callable[..., T], *args: Any, cancelled: Callable[[], CancelReason | None]
-    ) -> T: ...
-
-    def shutdown(self) -> None: ...
-
-    def warm(self) -> list[cf.Future[int]]: ...
 
 
 WORKER_NICENESS = 5

@@ -19,12 +19,12 @@ import time
 from dataclasses import dataclass
 
 from app.knowledge.catalog import Catalog, Job
-from app.knowledge.ingestion import queue_deletes
-from app.knowledge.jobs.context import EngineParts
+from app.knowledge.engine import EngineParts
 from app.knowledge.jobs.index_documents import remove_temp_files
 from app.knowledge.jobs.kinds import JobKind, Recovery, policy_for
 from app.knowledge.jobs.owner import owner_alive
 from app.knowledge.jobs.parents import settle_parent
+from app.knowledge.jobs.queue import queue_deletes
 from app.knowledge.material_paths import CONTAINER_TYPES
 from app.knowledge.types import RUNNING_STATUSES, ErrorCode, Item, ItemStatus
 

@@ -9,10 +9,11 @@ stored vectors for unchanged chunk texts are reused instead of paid for again.
 from __future__ import annotations
 
 from app.knowledge.catalog import Job
-from app.knowledge.ingestion import SourceCheck, check_source, queue_work
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.delete_subtree import roots_of
 from app.knowledge.jobs.parents import settle_parent
+from app.knowledge.jobs.queue import queue_work
+from app.knowledge.source_check import SourceCheck, check_source
 from app.knowledge.types import ErrorCode, ItemStatus
 
 _MESSAGES = {

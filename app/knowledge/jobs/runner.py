@@ -28,18 +28,12 @@ import apsw
 from app.knowledge.catalog import Job
 from app.knowledge.jobs import delete_subtree, index_documents, prepare_root, reindex_subtree
 from app.knowledge.jobs.context import JobContext
-from app.knowledge.jobs.errors import (
-    CancelReason,
-    ItemFailure,
-    JobCancelled,
-    RetryableFailure,
-    storage_failure,
-)
+from app.knowledge.jobs.errors import ItemFailure, JobCancelled, RetryableFailure, storage_failure
 from app.knowledge.jobs.kinds import JobKind, Recovery, policy_for
 from app.knowledge.jobs.owner import current_owner
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.pipeline.store.index_store import CORRUPTION_ERRORS
-from app.knowledge.types import ErrorCode, ItemStatus
+from app.knowledge.types import CancelReason, ErrorCode, ItemStatus
 
 log = logging.getLogger(__name__)
 

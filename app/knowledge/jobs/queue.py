@@ -1,0 +1,96 @@
+"""Putting the engine's work on the job queue: the one place that knows each job's payload
+and idempotency key, so admission (ingestion) and the handlers (jobs) queue work alike."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from app.knowledge.catalog import Catalog
+from app.knowledge.engine import EngineParts
+from app.knowledge.jobs.kinds import JobKind, index_key, prepare_key
+from app.knowledge.material_paths import CONTAINER_TYPES
+from app.knowledge.types import Item, ItemStatus
+
+DELETE_GROUP = 500  # roots per delete-subtree job (DESIGN.md section 5)
+
+
+def queue_index(parts: EngineParts, item: Item, *, reacquire: bool) -> None:
+    parts.catalog.enqueue_job(
+        JobKind.INDEX_DOCUMENTS,
+        item.base_id,
+        item_id=item.id,
+        payload={"reacquire": reacquire},
+        idempotency_key=index_key(item.id),
+    )
+
+
+def queue_prepare(parts: EngineParts, item: Item, options: dict[str, object] | None = None) -> None:
+    parts.catalog.enqueue_job(
+        JobKind.PREPARE_ROOT,
+        item.base_id,
+        item_id=item.id,
+        payload=options or {},
+        idempotency_key=prepare_key(item.id),
+    )
+
+
+def queue_work(parts: EngineParts, item: Item, *, reacquire: bool) -> None:
+    """Queue the job that does an item's work: containers expand, leaves index."""
+    if item.type in CONTAINER_TYPES:
+        queue_prepare(parts, item, item.options)
+    else:
+        queue_index(parts, item, reacquire=reacquire)
+
+
+def top_roots(catalog: Catalog, items: Sequence[Item]) -> list[Item]:
+    """Drop items whose ancestor is also selected: deleting the ancestor covers them."""
+    chosen = {i.id for i in items}
+    roots = []
+    for item in items:
+        parent, covered = item.parent_id, False
+        while parent is not None:
+            if parent in chosen:
+                covered = True
+                break
+            parent_item = catalog.get_item(parent)
+            parent = parent_item.parent_id if parent_item else None
+        if not covered:
+            roots.append(item)
+    return roots
+
+
+def mark_deleting(parts: EngineParts, items: Sequence[Item]) -> list[str]:
+    """Flip subtrees to deleting and queue their deletion. Caller holds the base mutex."""
+    roots = top_roots(parts.catalog, items)
+    with parts.catalog.transaction():
+        for root in roots:
+            for item in [root, *parts.catalog.descendants(root.id)]:
+                if item.status is not ItemStatus.DELETING:
+                    parts.catalog.set_item_status(item.id, ItemStatus.DELETING)
+        queue_deletes(parts, [r.id for r in roots], roots[0].base_id if roots else "")
+    return [r.id for r in roots]
+
+
+def queue_deletes(parts: EngineParts, root_ids: Sequence[str], base_id: str) -> None:
+    for start in range(0, len(root_ids), DELETE_GROUP):
+        group = list(root_ids[start : start + DELETE_GROUP])
+        key = f"{JobKind.DELETE_SUBTREE}:{group[0]}" if len(group) == 1 else None
+        parts.catalog.enqueue_job(
+            JobKind.DELETE_SUBTREE,
+            base_id,
+            item_id=group[0] if len(group) == 1 else None,
+            payload={"roots": group},
+            idempotency_key=key,
+        )
+
+
+def queue_reindexes(parts: EngineParts, root_ids: Sequence[str], base_id: str) -> None:
+    for start in range(0, len(root_ids), DELETE_GROUP):
+        group = list(root_ids[start : start + DELETE_GROUP])
+        parts.catalog.enqueue_job(
+            JobKind.REINDEX_SUBTREE,
+            base_id,
+            item_id=group[0] if len(group) == 1 else None,
+            payload={"roots": group},
+            idempotency_key=f"{JobKind.REINDEX_SUBTREE}:{group[0]}" if len(group) == 1 else None,
+        )
