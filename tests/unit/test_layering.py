@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import ast
+import shutil
+from collections.abc import Mapping
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -24,6 +27,15 @@ PIPELINE_ALLOWED = (
     "app.knowledge.path_safety",
 )
 QT_FREE = ("knowledge", "providers")
+# The job handlers sit below the facades that admit work and answer searches.
+JOBS_FORBIDDEN = (
+    "app.knowledge.ingestion",
+    "app.knowledge.admin",
+    "app.knowledge.service",
+    "app.knowledge.query",
+    "app.knowledge.concepts",
+    "app.agent",
+)
 
 
 def _imports(path: Path) -> list[str]:
@@ -90,3 +102,111 @@ def test_the_scan_sees_real_imports() -> None:
     assert "app.knowledge.db" in _imports(
         APP / "knowledge" / "pipeline" / "store" / "index_store.py"
     )
+
+
+# -- no import cycles between the engine's units ---------------------------------------------
+
+Graph = dict[str, dict[str, list[str]]]  # unit -> unit it imports -> files that do
+
+
+def _unit_of(root: Path, name: str) -> str | None:
+    """The engine unit a dotted name lands in: a top-level module, or a sub-package as a whole."""
+    parts = name.split(".")
+    if parts[:2] != ["app", "knowledge"] or len(parts) < 3:
+        return None
+    head = parts[2]
+    if (root / head).is_dir() or (root / f"{head}.py").is_file():
+        return head
+    return None
+
+
+def unit_graph(root: Path) -> Graph:
+    """Imports between the units of the engine package at `root` (app/knowledge)."""
+    graph: Graph = {}
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        unit = rel.parts[0].removesuffix(".py")
+        if unit == "__init__":
+            continue
+        edges = graph.setdefault(unit, {})
+        for name in _imports(path):
+            target = _unit_of(root, name)
+            if target is not None and target != unit:
+                edges.setdefault(target, []).append(str(rel))
+    return graph
+
+
+def find_cycle(graph: Mapping[str, Mapping[str, object]]) -> list[str] | None:
+    """One import cycle as [a, b, ..., a], or None when the graph has none."""
+    done: set[str] = set()
+    path: list[str] = []
+    on_path: set[str] = set()
+
+    def visit(node: str) -> list[str] | None:
+        path.append(node)
+        on_path.add(node)
+        for nxt in sorted(graph.get(node, {})):
+            if nxt in on_path:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in done:
+                found = visit(nxt)
+                if found is not None:
+                    return found
+        path.pop()
+        on_path.discard(node)
+        done.add(node)
+        return None
+
+    for start in sorted(graph):
+        if start not in done:
+            found = visit(start)
+            if found is not None:
+                return found
+    return None
+
+
+def _describe(graph: Graph, cycle: list[str]) -> str:
+    steps = [f"  {a} -> {b} ({', '.join(sorted(set(graph[a][b])))})" for a, b in pairwise(cycle)]
+    return "import cycle " + " -> ".join(cycle) + ":\n" + "\n".join(steps)
+
+
+def test_engine_units_import_each_other_without_cycles() -> None:
+    graph = unit_graph(APP / "knowledge")
+    cycle = find_cycle(graph)
+    assert cycle is None, _describe(graph, cycle)
+
+
+def test_jobs_never_import_the_facades_above_them() -> None:
+    bad = [
+        f"{f.relative_to(APP)} imports {name}"
+        for f in _files("knowledge/jobs")
+        for name in _imports(f)
+        if name.startswith(JOBS_FORBIDDEN)
+    ]
+    assert bad == []
+
+
+def test_the_cycle_finder_reports_a_planted_cycle() -> None:
+    # Guards the check above: a finder that never finds anything would always pass.
+    assert find_cycle({"a": {"b": []}, "b": {"c": []}, "c": {"a": []}, "d": {"a": []}}) == [
+        "a",
+        "b",
+        "c",
+        "a",
+    ]
+    assert find_cycle({"a": {"b": []}, "b": {}, "c": {"a": [], "b": []}}) is None
+
+
+def test_an_import_planted_in_a_copy_of_the_engine_is_reported(tmp_path: Path) -> None:
+    copy = tmp_path / "knowledge"
+    shutil.copytree(APP / "knowledge", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    assert find_cycle(unit_graph(copy)) is None
+    queue = copy / "jobs" / "queue.py"
+    queue.write_text(
+        queue.read_text(encoding="utf-8") + "\nfrom app.knowledge.ingestion import reindex\n",
+        encoding="utf-8",
+    )
+    graph = unit_graph(copy)
+    cycle = find_cycle(graph)
+    assert cycle is not None and {"ingestion", "jobs"} <= set(cycle)
+    assert "jobs/queue.py" in _describe(graph, cycle)
