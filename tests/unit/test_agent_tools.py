@@ -457,7 +457,8 @@ def test_catastrophic_patterns_stop_at_the_time_budget(pattern: str) -> None:
     text = "a" * 30_000 + "b\nthe end\n"
     started = time.monotonic()
     found = grep_lines(text, compile_pattern(pattern), time_budget=0.3)
-    assert time.monotonic() - started < 1.0
+    # The timeout is exact on an idle machine; the margin is for a loaded one.
+    assert time.monotonic() - started < 2.0
     assert found["matches"] == [] or found["matches"][0]["line"] == 1
     if found["timedOut"]:
         assert "simpler pattern" in found["note"]
@@ -471,7 +472,7 @@ def test_a_catastrophic_pattern_over_a_document_answers_in_time(
     data = ok(
         tools.call("kb_read", {"baseId": base.id, "conceptId": "long/a.txt", "pattern": "(a+)+$"})
     )
-    assert time.monotonic() - started < GREP_TIME_BUDGET + 1.0
+    assert time.monotonic() - started < GREP_TIME_BUDGET + 2.0
     assert data["matches"] == [] and data["timedOut"] is True
 
 
