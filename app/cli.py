@@ -271,7 +271,8 @@ def cmd_base_set(svc: KnowledgeService, args: argparse.Namespace) -> int:
 
 def cmd_mcp(svc: KnowledgeService, args: argparse.Namespace) -> int:
     # Imported here: only this command needs the MCP SDK.
-    from app.mcp_server import client_config_json, serve
+    from app.agent.client_config import client_config_json
+    from app.agent.server import serve
 
     if args.print_config:
         explicit = args.home or os.environ.get(HOME_ENV)

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from app import __version__
+from app.agent.client_config import client_config_json
 from app.knowledge.types import Base, ItemStatus
-from app.mcp_server import client_config_json
 from app.ui import i18n
 from app.ui.bases.base_list import BasesPanel
 from app.ui.context import UiContext

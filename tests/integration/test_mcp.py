@@ -250,10 +250,16 @@ def test_search_then_read_the_exact_slice_and_grep(
         (match,) = grep["matches"]
         assert text[match["charStart"] : match["charEnd"]] == "Stake"
         assert match["before"] == ["Water them deeply in summer."]
-        await fail(
+        catastrophic = await call(
             client,
             "kb_read",
             {"baseId": ids["base"], "conceptId": "garden/tomatoes.txt", "pattern": "(a+)+$"},
+        )
+        assert catastrophic["matches"] == [] and catastrophic["timedOut"] is False
+        await fail(
+            client,
+            "kb_read",
+            {"baseId": ids["base"], "conceptId": "garden/tomatoes.txt", "pattern": "(a+"},
             "INVALID_PATTERN",
         )
         await fail(client, "kb_search", {"query": "!!"}, "NO_SEARCHABLE_TOKEN")
@@ -475,7 +481,7 @@ def test_stdout_carries_only_protocol_messages(seeded: tuple[Path, dict[str, str
 
 
 def test_print_config_gives_a_copyable_client_snippet(tmp_path: Path) -> None:
-    from app.mcp_server import client_config
+    from app.agent.client_config import client_config
 
     home = tmp_path / "home"
     done = subprocess.run(

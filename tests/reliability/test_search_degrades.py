@@ -21,7 +21,7 @@ from pathlib import Path
 import keyring
 import pytest
 
-from app.knowledge.concepts import ConceptTools
+from app.agent.tools import ConceptTools
 from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import (

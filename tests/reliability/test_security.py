@@ -24,7 +24,7 @@ No path from user input escapes its base
 - here: kb_read of a material whose file (or folder) under raw/ was replaced by a symlink to
   a secret outside the base; a job writing through such a folder; a deletion meeting such a
   link (UNSAFE_PATH, and the outside file is neither read, written nor deleted).
-- tests/unit/test_concepts.py::test_unsafe_concept_ids_are_refused (../, absolute, drive,
+- tests/unit/test_agent_tools.py::test_unsafe_concept_ids_are_refused (../, absolute, drive,
   backslash, NUL, .trove: UNSAFE_PATH), tests/unit/test_path_safety.py (resolve_below and symlinks,
   sanitising, allocation), tests/integration/test_mcp.py (the same over MCP).
 
@@ -47,7 +47,7 @@ Agent tools adding paths
 - here: kb_manage may add nothing (absolute paths, folders, URLs) until the person enables
   agent writes for that base (AGENT_WRITES_DISABLED), and even then non-http URLs are
   refused (FETCH_FAILED) and relative paths too (INVALID_ARGUMENT).
-- tests/unit/test_concepts.py::test_manage_is_refused_until_the_person_enables_agent_writes.
+- tests/unit/test_agent_tools.py::test_manage_is_refused_until_the_person_enables_agent_writes.
 """
 
 from __future__ import annotations
@@ -65,9 +65,10 @@ import keyring
 import pytest
 
 from app import cli
+from app.agent.errors import ToolResult
+from app.agent.tools import ConceptTools
 from app.knowledge import path_safety, providers_config
 from app.knowledge.catalog import Catalog
-from app.knowledge.concepts import ConceptTools, ToolResult
 from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.material_paths import material_path
 from app.knowledge.pipeline.sources.web import FetchLimits

@@ -1,4 +1,4 @@
-"""Concept IDs and the agent tools (app/knowledge/concepts.py), on a real engine in-process."""
+"""Concept IDs and the agent tools (app/agent), on a real engine in-process."""
 
 from __future__ import annotations
 
@@ -8,20 +8,14 @@ from typing import Any
 
 import pytest
 
+from app.agent.errors import ToolResult
+from app.agent.grep import GREP_TIME_BUDGET, compile_pattern, grep_lines
+from app.agent.jobs import BackgroundJobs
+from app.agent.specs import MAX_READ_CHARS, TOOLS
+from app.agent.tools import ConceptTools, interleave
 from app.knowledge import catalog as catalog_module
 from app.knowledge import db
 from app.knowledge.catalog import Catalog
-from app.knowledge.concepts import (
-    GREP_TIME_BUDGET,
-    MAX_READ_CHARS,
-    TOOLS,
-    ConceptTools,
-    JobRunner,
-    ToolResult,
-    compile_pattern,
-    grep_lines,
-    interleave,
-)
 from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import Base, BaseStatus, ItemStatus, ScoreKind, SearchResult
@@ -432,27 +426,21 @@ def test_grep_offsets_count_crlf_as_two_characters(tools: ConceptTools, garden: 
     assert text[match["charStart"] : match["charEnd"]] == "Bake"
 
 
-@pytest.mark.parametrize(
-    "pattern",
-    [
-        "(a+)+$",
-        "(a*)*b",
-        r"(\w+\s?)*$",
-        "(a|aa)*c",
-        "(?:x|xy)+z",
-        ".*.*.*.*x",
-        "a*a*a*a*a*x",
-        "(?:.*a){3}x",
-        r"(a)\1",
-        "(?P<w>a)(?P=w)",
-        "x{1,50}" * 2 + "(y{2,100})+",
-        "[unclosed",
-        "a" * 300,
-    ],
-)
-def test_risky_or_invalid_patterns_are_refused_fast(
-    tools: ConceptTools, garden: Base, pattern: str
-) -> None:
+CATASTROPHIC = [
+    "(a+)+$",
+    "(a*)*b",
+    r"(\w+\s?)*$",
+    "(a|aa)*c",
+    "(?:a|aa)+$",
+    ".*.*.*.*x",
+    "a*a*a*a*a*x",
+    "(?:.*a){3}x",
+    "x{1,50}" * 2 + "(a{2,100})+$",
+]
+
+
+@pytest.mark.parametrize("pattern", ["[unclosed", "(?P<w>a)(?P=v)", "a{2,1}", "a" * 300])
+def test_invalid_patterns_are_refused_fast(tools: ConceptTools, garden: Base, pattern: str) -> None:
     started = time.monotonic()
     err(
         tools.call(
@@ -461,6 +449,31 @@ def test_risky_or_invalid_patterns_are_refused_fast(
         "INVALID_PATTERN" if len(pattern) <= 256 else "INVALID_ARGUMENT",
     )
     assert time.monotonic() - started < 1.0
+
+
+@pytest.mark.parametrize("pattern", CATASTROPHIC)
+def test_catastrophic_patterns_stop_at_the_time_budget(pattern: str) -> None:
+    # Exponential backtracking on a plain backtracking engine: (a+)+$ on 'aaa…b'.
+    text = "a" * 30_000 + "b\nthe end\n"
+    started = time.monotonic()
+    found = grep_lines(text, compile_pattern(pattern), time_budget=0.3)
+    # The timeout is exact on an idle machine; the margin is for a loaded one.
+    assert time.monotonic() - started < 2.0
+    assert found["matches"] == [] or found["matches"][0]["line"] == 1
+    if found["timedOut"]:
+        assert "simpler pattern" in found["note"]
+
+
+def test_a_catastrophic_pattern_over_a_document_answers_in_time(
+    tools: ConceptTools, svc: KnowledgeService, tmp_path: Path
+) -> None:
+    base = seed(svc, tmp_path / "long", "Long", {"long/a.txt": "a" * 50_000 + "b\n"})
+    started = time.monotonic()
+    data = ok(
+        tools.call("kb_read", {"baseId": base.id, "conceptId": "long/a.txt", "pattern": "(a+)+$"})
+    )
+    assert time.monotonic() - started < GREP_TIME_BUDGET + 2.0
+    assert data["matches"] == [] and data["timedOut"] is True
 
 
 @pytest.mark.parametrize(
@@ -476,10 +489,26 @@ def test_risky_or_invalid_patterns_are_refused_fast(
         r"https?://\S+",
         r"\w+@\w+\.\w+",
         "error|warning",
+        r"(a)\1",
+        "(?<=Prune )roses",
     ],
 )
 def test_ordinary_patterns_are_accepted(pattern: str) -> None:
-    assert compile_pattern(pattern).window >= 125
+    assert compile_pattern(pattern).pattern == pattern
+
+
+def test_grep_keeps_python_regex_semantics() -> None:
+    # Unicode classes as in `re` (an engine with ASCII \w would miss these), backreferences
+    # and lookaround.
+    text = "Prune roses.\nCafé crème\n番茄需要阳光\nbeep boop\n"
+    words = grep_lines(text, compile_pattern(r"^\w+\s\w+$"))
+    assert [m["line"] for m in words["matches"]] == [2, 4]
+    assert [m["line"] for m in grep_lines(text, compile_pattern(r"\w{6}"))["matches"]] == [3]
+    doubled = grep_lines(text, compile_pattern(r"(\w)\1"))
+    assert [m["line"] for m in doubled["matches"]] == [4]
+    behind = grep_lines(text, compile_pattern("(?<=Prune )roses"))
+    assert text[behind["matches"][0]["charStart"] :].startswith("roses.")
+    assert grep_lines(text, compile_pattern("CAFÉ", ignore_case=True))["matchCount"] == 1
 
 
 def test_heavy_but_accepted_patterns_stay_within_the_time_budget() -> None:
@@ -489,20 +518,19 @@ def test_heavy_but_accepted_patterns_stay_within_the_time_budget() -> None:
     assert found["matches"] == []
 
 
-def test_grep_searches_long_lines_in_windows_and_keeps_offsets() -> None:
+def test_grep_searches_long_lines_whole_and_keeps_offsets() -> None:
     needle = compile_pattern("needle")
-    window = needle.window
-    line = "x" * (window * 2 + 17) + "needle" + "y" * window * 3
+    line = "x" * 10_017 + "needle" + "y" * 12_000
     text = "first\n" + line + "\nlast\n"
     found = grep_lines(text, needle)
     (match,) = found["matches"]
     assert match["line"] == 2
     assert text[match["charStart"] : match["charEnd"]] == "needle"
     assert len(match["text"]) <= 402 and "needle" in match["text"]
-    assert "characters at a time" in found["note"]
-    # a match straddling a window's end is found in the next, overlapping window
-    across = "z" * (window - 3) + "needle" + "z" * window * 2
-    assert grep_lines(across, needle)["matches"][0]["charStart"] == window - 3
+    assert "note" not in found
+    # a match longer than any search window a guard could use is found whole
+    long_match = grep_lines("z" * 9_000 + "q", compile_pattern("z+q"))["matches"][0]
+    assert (long_match["charStart"], long_match["charEnd"]) == (0, 9_001)
 
 
 def test_grep_stops_at_its_time_budget() -> None:
@@ -657,11 +685,11 @@ def test_manage_refuses_concepts_that_are_not_visible(
     err(tools.call("kb_manage", refresh), "UNSAFE_PATH")
 
 
-def test_manage_with_a_job_runner_processes_and_waits(
-    svc: KnowledgeService, garden: Base, tmp_path: Path
+def test_manage_with_background_jobs_processes_and_waits(
+    qapp: object, svc: KnowledgeService, garden: Base, tmp_path: Path
 ) -> None:
     svc.set_agent_writes(garden.id, True)
-    runner = JobRunner(svc)
+    runner = BackgroundJobs(svc)
     tools = ConceptTools(svc, jobs=runner, wait_seconds=30)
     try:
         new = write_files(tmp_path / "new", {"herbs/basil.txt": "Basil loves warmth."})
