@@ -279,7 +279,13 @@ def test_ollama_too_long_500_shrinks_instead_of_retrying(sleeps: Sleeps) -> None
 def test_ollama_batches_and_retries(sleeps: Sleeps) -> None:
     with (
         FakeApi() as api,
-        OllamaEmbedder(api.base_url, "all-minilm", batch_size=2, sleep=sleeps) as client,
+        OllamaEmbedder(
+            api.base_url,
+            "all-minilm",
+            batch_size=2,
+            sleep=sleeps,
+            retry=RetryPolicy(max_attempts=2),
+        ) as client,
     ):
         api.fail(OLLAMA_EMBED, Fault.http(503))
         matrix = client.embed(TEXTS)
