@@ -19,6 +19,7 @@ page's article repeated). Prints one JSON line.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 import time
@@ -149,10 +150,12 @@ def main() -> None:
     args = parser.parse_args()
     extractors: dict[str, Callable[[str], str]] = {"trove": trove}
     try:
-        import trafilatura
+        # Imported by name: an optional package of this bench only, not of Trove.
+        trafilatura = importlib.import_module("trafilatura")
 
         def with_trafilatura(html: str) -> str:
-            return trafilatura.extract(html, output_format="markdown", include_tables=True) or ""
+            text = trafilatura.extract(html, output_format="markdown", include_tables=True)
+            return str(text or "")
 
         extractors["trafilatura"] = with_trafilatura
     except ImportError:
