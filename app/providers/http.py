@@ -96,9 +96,10 @@ class RetryPolicy:
         return float(min(self.max_delay, self.base_delay * 2 ** (failures - 1)))
 
 
-# A search is waited on by a person and degrades when a provider fails, so its clients give
-# up far sooner than indexing's, whose items can wait: one retry, and a read timeout that
-# still lets a local server load its model on the first query.
+# A search is waited on by a person, degrades when a provider fails and cannot be queued
+# like a job, so it is the one caller that retries inside the call: once, after a short
+# backoff, with a read timeout that still lets a local server load its model on the first
+# query (indexing's clients wait 60 s for an answer but never retry themselves).
 SEARCH_TIMEOUTS = Timeouts(connect=5.0, read=20.0)
 SEARCH_RETRY = RetryPolicy(max_attempts=2, base_delay=0.25)
 
