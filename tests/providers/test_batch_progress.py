@@ -3,11 +3,12 @@ retry), and the retry pays only for the batches the failed run did not finish.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from app.knowledge.jobs.extraction import InlineExtraction
 from app.knowledge.service import KnowledgeService
-from app.knowledge.types import ItemStatus
+from app.knowledge.types import Item, ItemStatus
 from tests.httpserver import Request
 from tests.providers.conftest import MemoryKeyring, UseKeyring
 from tests.providers.fake_api import EMBEDDINGS, FakeApi, Fault
@@ -18,6 +19,27 @@ NOTE = "\n\n".join(
     f"Paragraph {n} is about topic{n} and nothing else at all, so it stands alone."
     for n in range(8)
 )
+
+
+Chooser = Callable[[str, Request], Fault | None]
+
+
+def _index_note(home: Path, chooser: Chooser) -> tuple[Item, list[Path]]:
+    """Index NOTE through a loopback provider whose embedding answers `chooser` picks;
+    the item as it ended, and the scratch files left under the data folder."""
+    with FakeApi(dims=8) as api:
+        svc = KnowledgeService(home, embed_batch_size=BATCH, extraction=InlineExtraction())
+        try:
+            svc.save_provider("acme", "openai", base_url=api.base_url, models=["embed-small"])
+            base = svc.create_base(
+                "kb", embedding_model="acme:embed-small", chunk_size=20, chunk_overlap=0
+            )
+            api.chooser = chooser
+            item = svc.add_note(base.id, "topics", NOTE)
+            svc.run_pending_jobs(base.id)
+            return svc.get_item(item.id), list(home.rglob("*.part"))
+        finally:
+            svc.close()
 
 
 def test_a_retried_job_re_embeds_only_the_batch_that_failed(
@@ -32,25 +54,10 @@ def test_a_retried_job_re_embeds_only_the_batch_that_failed(
         requests.append(list(request.json()["input"]))
         return Fault.http(503) if len(requests) == 2 else None
 
-    with FakeApi(dims=8) as api:
-        svc = KnowledgeService(
-            tmp_path / "home", embed_batch_size=BATCH, extraction=InlineExtraction()
-        )
-        try:
-            svc.save_provider("acme", "openai", base_url=api.base_url, models=["embed-small"])
-            base = svc.create_base(
-                "kb", embedding_model="acme:embed-small", chunk_size=20, chunk_overlap=0
-            )
-            api.chooser = second_batch_fails_once
-            item = svc.add_note(base.id, "topics", NOTE)
-            svc.run_pending_jobs(base.id)
-            done = svc.get_item(item.id)
-            chunks = done.chunk_count
-            leftovers = list((tmp_path / "home").rglob("*.part"))
-        finally:
-            svc.close()
+    done, leftovers = _index_note(tmp_path / "home", second_batch_fails_once)
 
     assert done.status is ItemStatus.COMPLETED, done.error_message
+    chunks = done.chunk_count
     assert chunks == 8
     first, failed, *retried = requests
     # The failed run paid for its first batch; the retry starts at the batch that failed.
@@ -74,22 +81,7 @@ def test_kept_vectors_go_when_the_last_attempt_fails(
         embeds += 1
         return None if embeds == 1 else Fault.http(503)
 
-    with FakeApi(dims=8) as api:
-        svc = KnowledgeService(
-            tmp_path / "home", embed_batch_size=BATCH, extraction=InlineExtraction()
-        )
-        try:
-            svc.save_provider("acme", "openai", base_url=api.base_url, models=["embed-small"])
-            base = svc.create_base(
-                "kb", embedding_model="acme:embed-small", chunk_size=20, chunk_overlap=0
-            )
-            api.chooser = only_the_first_batch_succeeds
-            item = svc.add_note(base.id, "topics", NOTE)
-            svc.run_pending_jobs(base.id)
-            done = svc.get_item(item.id)
-            leftovers = list((tmp_path / "home").rglob("*.part"))
-        finally:
-            svc.close()
+    done, leftovers = _index_note(tmp_path / "home", only_the_first_batch_succeeds)
 
     assert done.status is ItemStatus.FAILED and done.error_code == "EMBEDDING_FAILED"
     assert embeds == 4  # the first run's two requests, then one per retry
