@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import shutil
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,15 +37,29 @@ log = logging.getLogger(__name__)
 PROBE_TEXT = "Trove dimension probe"
 
 
+# Creating a base waits on this probe like a connection test: one more try after a passing
+# failure (indexing clients make one attempt and leave retries to the job queue).
+PROBE_TRIES = 2
+PROBE_PAUSE_MAX_S = 5.0
+
+
 def probe_dimensions(parts: EngineParts, model_id: str) -> int:
-    """Embed a probe text once to learn the model's vector size."""
-    try:
-        vectors = np.asarray(parts.models.embedder(model_id).embed([PROBE_TEXT]), dtype=np.float32)
-    except ProviderError as exc:
-        raise provider_failure(exc, ErrorCode.EMBEDDING_FAILED) from exc
+    """Embed a probe text to learn the model's vector size."""
+    vectors = np.asarray(_probe(parts, model_id), dtype=np.float32)
     if vectors.ndim != 2 or vectors.shape[0] != 1 or vectors.shape[1] < 1:
         raise TroveError(ErrorCode.EMBEDDING_FAILED, f"{model_id} returned no usable vector")
     return int(vectors.shape[1])
+
+
+def _probe(parts: EngineParts, model_id: str) -> object:
+    for attempt in range(1, PROBE_TRIES + 1):
+        try:
+            return parts.models.embedder(model_id).embed([PROBE_TEXT])
+        except ProviderError as exc:
+            if not exc.retryable or attempt == PROBE_TRIES:
+                raise provider_failure(exc, ErrorCode.EMBEDDING_FAILED) from exc
+            time.sleep(min(exc.retry_after or 0.5, PROBE_PAUSE_MAX_S))
+    raise AssertionError("unreachable")
 
 
 def check_reranker(parts: EngineParts, model_id: str) -> None:

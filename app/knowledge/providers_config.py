@@ -37,7 +37,8 @@ def load_settings(catalog: Catalog) -> list[ProviderSettings]:
 
 
 def build_registry(catalog: Catalog, *, for_search: bool = False) -> ProviderRegistry:
-    """The configured providers' clients; `for_search`: with search's short patience."""
+    """The configured providers' clients; `for_search`: with search's shorter timeouts and
+    its in-call retry (indexing's clients make one attempt; the job runner retries)."""
     registry = ProviderRegistry()
     options: HttpOptions = (
         {"timeouts": SEARCH_TIMEOUTS, "retry": SEARCH_RETRY} if for_search else {}

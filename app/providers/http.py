@@ -4,9 +4,12 @@ Every provider call goes through `ProviderHttp.request_json` (the window's async
 app/providers/async_probe.py apply the same module functions over an httpx.AsyncClient), which
 
 - fails at once with PROVIDER_AUTH_FAILED on 401/403 (retrying cannot fix a bad key);
-- retries 408/429/5xx, timeouts and connection errors with exponential backoff, honouring
-  Retry-After (seconds or an HTTP date, capped), and after the last attempt raises a
-  ProviderError with `retryable=True` so the job layer can schedule the item again later;
+- treats 408/429/5xx, timeouts and connection errors as passing: by default (one attempt)
+  it raises a ProviderError with `retryable=True` and the server's Retry-After (seconds or
+  an HTTP date, capped), and the job runner waits that long (or its own backoff) with the
+  job queued, no thread asleep, before the job runs again. Only calls a person waits on
+  and no job can carry — searches (SEARCH_RETRY) and connection tests — ask for more
+  attempts, retried here with exponential backoff that honours Retry-After;
 - fails at once, without retry, on a body that is not JSON (a server that answers garbage
   usually answers the same garbage again);
 - raises `InputTooLong` for a 400/413/422 whose message says the input exceeds the model's
@@ -77,7 +80,9 @@ class Timeouts:
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    max_attempts: int = 4
+    # One attempt: indexing's retries are the job runner's, which keeps the batches already
+    # embedded and sleeps no thread; a retry here as well would multiply the two layers.
+    max_attempts: int = 1
     base_delay: float = 0.5
     max_delay: float = 30.0
     max_retry_after: float = 60.0
@@ -91,9 +96,10 @@ class RetryPolicy:
         return float(min(self.max_delay, self.base_delay * 2 ** (failures - 1)))
 
 
-# A search is waited on by a person and degrades when a provider fails, so its clients give
-# up far sooner than indexing's, whose items can wait: one retry, and a read timeout that
-# still lets a local server load its model on the first query.
+# A search is waited on by a person, degrades when a provider fails and cannot be queued
+# like a job, so it is the one caller that retries inside the call: once, after a short
+# backoff, with a read timeout that still lets a local server load its model on the first
+# query (indexing's clients wait 60 s for an answer but never retry themselves).
 SEARCH_TIMEOUTS = Timeouts(connect=5.0, read=20.0)
 SEARCH_RETRY = RetryPolicy(max_attempts=2, base_delay=0.25)
 
@@ -264,18 +270,19 @@ def wait_before_retry(
     name: str,
     failure_code: str,
 ) -> float:
-    """Seconds to wait before attempt `attempt + 1`; after the last attempt, raises instead."""
+    """Seconds to wait before attempt `attempt + 1`; after the last attempt, raises instead
+    (with the server's capped Retry-After, for the job runner to wait)."""
+    retry_after = (
+        None if retry.retry_after is None else min(retry.retry_after, policy.max_retry_after)
+    )
     if attempt >= total:
         raise ProviderError(
             failure_code,
             f"{name}: {retry.reason}; gave up after {total} attempt{'s' if total != 1 else ''}",
             retryable=True,
+            retry_after=retry_after,
         )
-    delay = (
-        min(retry.retry_after, policy.max_retry_after)
-        if retry.retry_after is not None
-        else policy.backoff(attempt)
-    )
+    delay = retry_after if retry_after is not None else policy.backoff(attempt)
     log.warning(
         "%s: %s; attempt %d of %d, retrying in %.1f s", name, retry.reason, attempt, total, delay
     )

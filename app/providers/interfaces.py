@@ -23,13 +23,25 @@ INVALID_ARGUMENT = "INVALID_ARGUMENT"
 
 
 class ProviderError(Exception):
-    """A provider call failed; `code` is one of the engine's stable error codes."""
+    """A provider call failed; `code` is one of the engine's stable error codes.
 
-    def __init__(self, code: str, message: str, *, retryable: bool = False) -> None:
+    `retryable`: a passing failure, worth trying again later; `retry_after`: the seconds
+    the server asked to be left alone for, if it said.
+    """
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        retryable: bool = False,
+        retry_after: float | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.retryable = retryable
+        self.retry_after = retry_after
 
 
 class Embedder(Protocol):

@@ -23,6 +23,15 @@ from typing import Any, Literal, Self, TypeVar, Unpack
 
 import numpy as np
 
+from app.providers.answers import (
+    ListedModel,
+    OllamaEmbeddings,
+    OllamaTags,
+    OpenAIEmbeddings,
+    OpenAIModels,
+    RerankAnswer,
+    parse_answer,
+)
 from app.providers.http import (
     HttpOptions,
     InputTooLong,
@@ -86,8 +95,8 @@ def _clip(text: str, limit: int) -> str:
     return text[:limit] if text.strip() else " "
 
 
-def _vector(value: Any, name: str) -> FloatMatrix:
-    """One embedding from a JSON float list or a base64 string of little-endian float32."""
+def _vector(value: list[float] | str, name: str) -> FloatMatrix:
+    """One embedding from a float list or a base64 string of little-endian float32."""
     if isinstance(value, str):
         try:
             raw = base64.b64decode(value, validate=True)
@@ -96,13 +105,8 @@ def _vector(value: Any, name: str) -> FloatMatrix:
         if len(raw) % 4:
             raise malformed(name, f"a base64 embedding has {len(raw)} bytes, not float32s")
         array = np.frombuffer(raw, dtype="<f4").astype(np.float32)
-    elif isinstance(value, list):
-        array = np.asarray(value)
-        if array.ndim != 1 or array.dtype.kind not in "fi":
-            raise malformed(name, "an embedding is not a flat list of numbers")
-        array = array.astype(np.float32)
     else:
-        raise malformed(name, f"an embedding is a {type(value).__name__}")
+        array = np.asarray(value, dtype=np.float32)
     if array.size == 0:
         raise malformed(name, "an embedding is empty")
     if not np.isfinite(array).all():
@@ -337,35 +341,22 @@ def openai_embeddings_payload(
 
 
 def parse_openai_embeddings(body: Any, count: int, name: str) -> FloatMatrix:
-    data = body.get("data") if isinstance(body, dict) else None
-    if not isinstance(data, list):
-        raise malformed(name, "no 'data' list in the embeddings answer")
+    data = parse_answer(OpenAIEmbeddings, body, name, "the embeddings answer").data
     if len(data) != count:
         raise malformed(name, f"{len(data)} embeddings for {count} inputs")
     rows: list[FloatMatrix | None] = [None] * count
     for position, item in enumerate(data):
-        if not isinstance(item, dict) or "embedding" not in item:
-            raise malformed(name, "a 'data' entry has no 'embedding'")
         # Servers may answer out of order; `index` says which input a vector belongs to.
-        index = item.get("index", position)
-        if (
-            not isinstance(index, int)
-            or isinstance(index, bool)
-            or not 0 <= index < count
-            or rows[index] is not None
-        ):
+        index = position if item.index is None else item.index
+        if not 0 <= index < count or rows[index] is not None:
             raise malformed(name, f"bad or repeated embedding index {index!r}")
-        rows[index] = _vector(item["embedding"], name)
+        rows[index] = _vector(item.embedding, name)
     return _stack([row for row in rows if row is not None], name)
 
 
 def parse_openai_models(body: Any, name: str) -> list[str]:
-    data = body.get("data") if isinstance(body, dict) else None
-    if not isinstance(data, list):
-        raise malformed(name, "no 'data' list in the model list")
-    return sorted(
-        {item["id"] for item in data if isinstance(item, dict) and isinstance(item.get("id"), str)}
-    )
+    data = parse_answer(OpenAIModels, body, name, "the model list").data
+    return sorted({e.id for e in data if isinstance(e, ListedModel) and e.id is not None})
 
 
 def ollama_embed_payload(model: str, batch: list[str], dimensions: int | None) -> dict[str, Any]:
@@ -378,25 +369,16 @@ def ollama_embed_payload(model: str, batch: list[str], dimensions: int | None) -
 
 
 def parse_ollama_embeddings(body: Any, count: int, name: str) -> FloatMatrix:
-    embeddings = body.get("embeddings") if isinstance(body, dict) else None
-    if not isinstance(embeddings, list):
-        raise malformed(name, "no 'embeddings' list in the answer")
+    embeddings = parse_answer(OllamaEmbeddings, body, name, "the embeddings answer").embeddings
     if len(embeddings) != count:
         raise malformed(name, f"{len(embeddings)} embeddings for {count} inputs")
     return _stack([_vector(row, name) for row in embeddings], name)
 
 
 def parse_ollama_tags(body: Any, name: str) -> list[str]:
-    models = body.get("models") if isinstance(body, dict) else None
-    if not isinstance(models, list):
-        raise malformed(name, "no 'models' list in /api/tags")
-    names = set()
-    for item in models:
-        if isinstance(item, dict):
-            model = item.get("name") or item.get("model")
-            if isinstance(model, str):
-                names.add(model)
-    return sorted(names)
+    models = parse_answer(OllamaTags, body, name, "/api/tags").models
+    listed = (e.name or e.model for e in models if isinstance(e, ListedModel))
+    return sorted({model for model in listed if model})
 
 
 def require_ollama_model(available: Sequence[str], model: str, name: str) -> None:
@@ -468,24 +450,14 @@ def rerank_payload(model: str, query: str, documents: list[str], top_n: int) -> 
 
 
 def parse_rerank(body: Any, count: int, top_n: int, name: str) -> list[tuple[int, float]]:
-    items = None
-    if isinstance(body, dict):
-        items = body.get("results") if "results" in body else body.get("data")
-    if not isinstance(items, list):
+    items = parse_answer(RerankAnswer, body, name, "the rerank answer").rows()
+    if items is None:
         raise malformed(name, "no 'results' (or 'data') list in the rerank answer")
     best: dict[int, float] = {}
     for item in items:
-        index = item.get("index") if isinstance(item, dict) else None
-        score = item.get("relevance_score") if isinstance(item, dict) else None
-        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < count:
-            raise malformed(name, f"bad rerank index {index!r}")
-        if (
-            not isinstance(score, int | float)
-            or isinstance(score, bool)
-            or not math.isfinite(score)
-        ):
-            raise malformed(name, f"bad relevance_score {score!r}")
-        best[index] = max(float(score), best.get(index, -math.inf))
+        if item.index >= count:
+            raise malformed(name, f"bad rerank index {item.index!r}")
+        best[item.index] = max(item.relevance_score, best.get(item.index, -math.inf))
     indexes = list(best)
     scores = _unit_scores([best[i] for i in indexes])
     ranked = sorted(zip(indexes, scores, strict=True), key=lambda p: (-p[1], p[0]))

@@ -20,11 +20,36 @@ from app.providers.openai_compat import OpenAICompatibleEmbedder
 from tests.providers.conftest import FAST_TIMEOUTS, KEY, Sleeps
 from tests.providers.fake_api import EMBEDDINGS, FakeApi, Fault
 
+# The in-call retry loop, as searches and connection tests use it; four attempts show its
+# schedule. Indexing's clients make one attempt (the job runner retries).
+IN_CALL = RetryPolicy(max_attempts=4)
+
 
 def embedder(api: FakeApi, sleeps: Sleeps, **kw: Unpack[HttpOptions]) -> OpenAICompatibleEmbedder:
     kw.setdefault("sleep", sleeps)
+    kw.setdefault("retry", IN_CALL)
     kw.setdefault("timeouts", FAST_TIMEOUTS)
     return OpenAICompatibleEmbedder(api.base_url, "embed-small", KEY, **kw)
+
+
+@pytest.mark.parametrize(
+    ("fault", "retry_after"),
+    [(Fault.rate_limited("7"), 7.0), (Fault.rate_limited("86400"), 60.0), (Fault.http(503), None)],
+)
+def test_by_default_one_attempt_hands_the_wait_to_the_caller(
+    api: FakeApi, sleeps: Sleeps, fault: Fault, retry_after: float | None
+) -> None:
+    # Indexing's clients: no sleeping in the call; the job runner waits with the job queued.
+    api.fail(EMBEDDINGS, fault)
+    with (
+        embedder(api, sleeps, retry=RetryPolicy()) as client,
+        pytest.raises(ProviderError) as info,
+    ):
+        client.embed(["hello"])
+    assert info.value.retryable is True
+    assert info.value.retry_after == retry_after
+    assert api.hits(EMBEDDINGS) == 1
+    assert sleeps.calls == []
 
 
 def test_two_server_errors_then_success(api: FakeApi, sleeps: Sleeps) -> None:
@@ -250,6 +275,6 @@ def test_default_timeouts() -> None:
     http = ProviderHttp("http://127.0.0.1:9")
     try:
         assert http.timeouts == Timeouts(connect=10.0, read=60.0)
-        assert http.retry.max_attempts == 4
+        assert http.retry.max_attempts == 1
     finally:
         http.close()

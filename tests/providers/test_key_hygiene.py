@@ -85,7 +85,9 @@ def test_retries_log_without_the_key(sleeps: Sleeps, caplog: pytest.LogCaptureFi
     caplog.set_level(logging.DEBUG)
     with FakeApi(api_key=KEY) as api:
         api.fail(EMBEDDINGS, Fault.http(503, echo_auth=True), Fault.http(429, echo_auth=True))
-        with OpenAICompatibleEmbedder(api.base_url, "m", KEY, sleep=sleeps) as client:
+        with OpenAICompatibleEmbedder(
+            api.base_url, "m", KEY, sleep=sleeps, retry=RetryPolicy(max_attempts=3)
+        ) as client:
             client.embed(["x"])
     retry_logs = [r for r in caplog.records if "retrying" in r.getMessage()]
     assert len(retry_logs) == 2

@@ -4,10 +4,10 @@ five index jobs at once.
 
 Each file gets a misbehaviour script, drawn with a seeded random: the faults its successive
 embedding requests meet (then the server answers properly). A script names the item's
-outcome and, for every fault, the least time the client must wait before asking again: the
-client's backoff, a Retry-After (which is longer than the backoff it replaces), the read
-timeout, or, once the client gave up, the job's own retry backoff. Faults are chosen by the
-file a request is for, so concurrency cannot shuffle them. The checks:
+outcome and, for every fault, the least time before the next request: the client makes one
+attempt per job run (no retry of its own), so that is the job's retry backoff, or the
+server's Retry-After when it is longer. Faults are chosen by the file a request is for, so
+concurrency cannot shuffle them. The checks:
 
 - every item ends completed or failed, never stuck, with the script's code
   (EMBEDDING_FAILED for malformed, misshapen and wrong-dimension answers and for a server
@@ -43,7 +43,7 @@ from app.knowledge.service import KnowledgeService
 from app.knowledge.types import ErrorCode, ItemStatus, ItemType, SearchMode
 from app.providers import secrets
 from app.providers.factory import build_embedder
-from app.providers.http import RetryPolicy, Timeouts
+from app.providers.http import Timeouts
 from app.providers.interfaces import Embedder
 from app.providers.registry import ProviderRegistry
 from app.runtime.executor import JobExecutor
@@ -56,7 +56,6 @@ FILES = 60
 PROVIDER = "chaos"
 MODEL = f"{PROVIDER}:embed-small"
 READ_TIMEOUT = 0.3
-RETRY = RetryPolicy(max_attempts=3, base_delay=0.15, max_delay=2.0, max_retry_after=3.0)
 JOB = POLICIES[JobKind.INDEX_DOCUMENTS]
 # How much later than its least wait a retry may come (a busy machine, the executor's
 # timer); far less than any mistaken wait (a Retry-After ignored, a cap of 60 s).
@@ -69,8 +68,8 @@ _FILE = re.compile(r"Chaos file (\d+)\b")
 
 @dataclass(frozen=True)
 class Step:
-    """A fault, and how long the client must then wait before it asks again (its backoff,
-    the Retry-After, or the job's retry backoff once the client gave up).
+    """A fault, and how long the job must then wait before it asks again (its retry
+    backoff, or the Retry-After when that is longer).
 
     After a timeout the gap the server sees can be shorter than read timeout + wait: the
     client's timeout starts when it has sent the request, and the server notes the arrival
@@ -89,45 +88,27 @@ class Step:
         return self.wait + (READ_TIMEOUT if self.fault.kind == "slow" else 0.0) + SLACK
 
 
-def backoff(attempt: int) -> float:
-    return RETRY.backoff(attempt)
-
-
-def _give_up(fault: Fault, job_attempt: int) -> Step:
-    """The client's last attempt: the job retries after its own backoff."""
-    return Step(fault, JOB.backoff(job_attempt))
+def backoff(job_attempt: int) -> float:
+    return JOB.backoff(job_attempt)
 
 
 E500, E502, E503 = Fault.http(500), Fault.http(502), Fault.http(503)
 SLOW = Fault.slow()
-RA = Fault.rate_limited("1")  # Retry-After in seconds, the common form
-RA_503 = Fault("status", status=503, retry_after="1")
+RA = Fault.rate_limited("2")  # Retry-After in seconds, the common form; above backoff(1)
+RA_503 = Fault("status", status=503, retry_after="3")  # above backoff(2)
 # name -> (steps, outcome: None = completed, else the item's error code)
 SCRIPTS: dict[str, tuple[list[Step], ErrorCode | None]] = {
     "clean": ([], None),
-    "retry-after": ([Step(RA, 1.0)], None),
+    "retry-after": ([Step(RA, 2.0)], None),
     "429-no-retry-after": ([Step(Fault.rate_limited(None), backoff(1))], None),
     "5xx-twice": ([Step(E500, backoff(1)), Step(E502, backoff(2))], None),
     "timeout": ([Step(SLOW, backoff(1))], None),
-    "client-gives-up-job-retries": (
-        [Step(E500, backoff(1)), Step(E503, backoff(2)), _give_up(E500, 1)],
-        None,
-    ),
-    "mixed": (
-        [Step(RA_503, 1.0), Step(SLOW, backoff(2)), _give_up(E502, 1)],
-        None,
-    ),
+    "mixed": ([Step(SLOW, backoff(1)), Step(RA_503, 3.0)], None),
     "never-recovers": (
         [
             Step(E503, backoff(1)),
-            Step(E503, backoff(2)),
-            _give_up(E503, 1),
-            Step(E500, backoff(1)),
             Step(Fault.rate_limited(None), backoff(2)),
-            _give_up(SLOW, 2),
-            Step(E503, backoff(1)),
-            Step(E503, backoff(2)),
-            Step(E503, 0.0),  # the job's last attempt: the item fails
+            Step(E500, 0.0),  # the job's last attempt: the item fails
         ],
         ErrorCode.EMBEDDING_FAILED,
     ),
@@ -184,7 +165,7 @@ def memory_keyring() -> Iterator[MemoryKeyring]:
 
 def _registry(catalog: Catalog) -> ProviderRegistry:
     """The configured provider's client (its settings from the catalog, its key from the
-    keychain), with test-sized timeouts and backoff."""
+    keychain, the app's retry policy), with a test-sized read timeout."""
     settings = providers_config.find_settings(catalog, PROVIDER)
     registry = ProviderRegistry()
 
@@ -194,7 +175,6 @@ def _registry(catalog: Catalog) -> ProviderRegistry:
             model,
             secrets.get_key,
             timeouts=Timeouts(connect=2.0, read=READ_TIMEOUT),
-            retry=RETRY,
         )
 
     registry.register_embedder(PROVIDER, embedder)

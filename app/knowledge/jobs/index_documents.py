@@ -22,6 +22,8 @@ from app.knowledge import path_safety
 from app.knowledge.catalog import Job
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.errors import ItemFailure, JobCancelled, RetryableFailure
+from app.knowledge.jobs.kinds import policy_for
+from app.knowledge.jobs.paid_vectors import PaidVectors, scratch_name
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.material_paths import material_path, stored_files
 from app.knowledge.pipeline.indexing.spans import (
@@ -161,8 +163,15 @@ def run(ctx: JobContext, job: Job) -> None:
 
     ctx.progress(item.id, ItemPhase.READING, None)
     got = acquire(ctx, base, item, reacquire=bool(job.payload.get("reacquire", True)))
+    paid = _paid_vectors(ctx, base, item)
+    retried = False
     try:
-        _index(ctx, base, item, got)
+        _index(ctx, base, item, got, paid)
+    except RetryableFailure:
+        _forget_if_gone(ctx, item, got)
+        # The runner queues the job again: its next run reuses the batches paid for.
+        retried = job.attempts < policy_for(job.kind).attempts
+        raise
     except FileNotFoundError as exc:
         # The chunk texts are read back from the material under raw/: gone, it was most
         # likely deleted with its item by another Trove process (nothing was written).
@@ -179,13 +188,27 @@ def run(ctx: JobContext, job: Job) -> None:
     finally:
         for path in got.scratch:
             path.unlink(missing_ok=True)
+        if paid is not None and not retried:
+            paid.discard()
 
 
-def _index(ctx: JobContext, base: Base, item: Item, got: Acquired) -> None:
+def _paid_vectors(ctx: JobContext, base: Base, item: Item) -> PaidVectors | None:
+    """Where this item's embedded batches are kept until it is indexed (None: no model)."""
+    if base.embedding_model is None or base.dimensions is None:
+        return None
+    # acquire() checked this path already.
+    target = path_safety.resolve_below(ctx.parts.layout.raw_dir(item.base_id), material_path(item) or "")
+    name = scratch_name(temp_prefix(target), TEMP_SUFFIX, base.embedding_model, base.dimensions)
+    return PaidVectors(target.parent / name, base.dimensions)
+
+
+def _index(
+    ctx: JobContext, base: Base, item: Item, got: Acquired, paid: PaidVectors | None
+) -> None:
     parts = ctx.parts
     ctx.raise_if_cancelled(item.id)
 
-    vectors = _embed(ctx, base, item, got) if base.embedding_model else None
+    vectors = _embed(ctx, base, item, got, paid) if paid is not None else None
     ctx.raise_if_cancelled(item.id)
 
     ctx.progress(item.id, ItemPhase.WRITING, None)
@@ -368,8 +391,11 @@ def _acquire_url(
     return got
 
 
-def _embed(ctx: JobContext, base: Base, item: Item, got: Acquired) -> FloatMatrix:
-    """Vectors for every chunk: identical texts once, texts the base already has reused.
+def _embed(
+    ctx: JobContext, base: Base, item: Item, got: Acquired, paid: PaidVectors
+) -> FloatMatrix:
+    """Vectors for every chunk: identical texts once, texts the base already has reused,
+    and so are the batches an earlier run of this job paid for before it failed.
 
     The chunk texts are streamed twice (hashes first, then the texts to embed, a batch at
     a time), so only a batch of texts is ever held, not the whole material's.
@@ -379,6 +405,7 @@ def _embed(ctx: JobContext, base: Base, item: Item, got: Acquired) -> FloatMatri
     store = parts.stores.get(base.id)
     hashes = [text_hash(text) for text in got.texts()]
     known = store.vectors_for_hashes(hashes)
+    known.update(paid.load(set(hashes).difference(known)))
     total = len(set(hashes).difference(known))
     embedder = parts.models.embedder(base.embedding_model)
     batch_size = max(1, parts.embed_batch_size)
@@ -387,6 +414,7 @@ def _embed(ctx: JobContext, base: Base, item: Item, got: Acquired) -> FloatMatri
     for batch in _unknown_batches(got.texts(), hashes, set(known), batch_size):
         ctx.raise_if_cancelled(item.id)
         vectors = _embed_batch(embedder.embed, [t for _, t in batch], base.dimensions)
+        paid.add([h for h, _ in batch], vectors)
         for (h, _), vec in zip(batch, vectors, strict=True):
             known[h] = vec
         done += len(batch)
@@ -417,7 +445,7 @@ def _embed_batch(embed: Callable[[list[str]], object], texts: list[str], dims: i
         got = np.asarray(embed(texts), dtype=np.float32)
     except ProviderError as exc:
         if exc.retryable:
-            raise RetryableFailure(exc.code, exc.message) from exc
+            raise RetryableFailure(exc.code, exc.message, exc.retry_after) from exc
         raise ItemFailure(exc.code, exc.message) from exc
     if got.ndim != 2 or got.shape[0] != len(texts):
         raise ItemFailure(
