@@ -25,7 +25,6 @@ from app import __version__
 from app.knowledge.data_layout import HOME_ENV, DataLayout, resolve_home
 from app.knowledge.db import catalog_readable
 from app.knowledge.doctor import Problem
-from app.knowledge.ingestion import OnConflict
 from app.knowledge.jobs import recovery
 from app.knowledge.jobs.errors import storage_failure
 from app.knowledge.jobs.owner import owner_alive
@@ -40,6 +39,7 @@ from app.knowledge.types import (
     Item,
     ItemPhase,
     ItemStatus,
+    OnConflict,
     SearchResponse,
     TroveError,
 )

@@ -48,11 +48,11 @@ from app.agent.specs import (
 from app.agent.tree import build_tree, decode_cursor, flatten, next_cursor
 from app.agent.views import concept_json, hit_json, item_json
 from app.knowledge import path_safety
-from app.knowledge.ingestion import AddReport
 from app.knowledge.material_paths import CONTAINER_TYPES, material_path
 from app.knowledge.query import derive_mode
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import (
+    AddReport,
     Base,
     ErrorCode,
     Item,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import shutil
 import time
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -28,6 +27,7 @@ from app.knowledge.types import (
     Item,
     ItemStatus,
     ItemType,
+    RebuildReport,
     TroveError,
 )
 from app.providers.interfaces import ProviderError
@@ -176,13 +176,6 @@ def delete_base(parts: EngineParts, base_id: str) -> None:
         parts.stores.close(base_id)
         shutil.rmtree(parts.layout.base_dir(base_id), ignore_errors=True)
         parts.catalog.delete_base_row(base_id)
-
-
-@dataclass(slots=True)
-class RebuildReport:
-    restored: int = 0
-    skipped_missing_source_count: int = 0
-    unverifiable: int = 0
 
 
 def _copy_state(parts: EngineParts, item: Item) -> SourceCheck:

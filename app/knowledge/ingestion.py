@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -23,30 +22,15 @@ from app.knowledge.pipeline.sources.web import FetchError, check_url
 from app.knowledge.source_check import SourceCheck, check_source
 from app.knowledge.types import (
     SETTLED_STATUSES,
+    AddReport,
     BaseStatus,
     ErrorCode,
     Item,
     ItemStatus,
     ItemType,
+    OnConflict,
     TroveError,
 )
-
-
-class OnConflict(StrEnum):
-    SKIP = "skip"
-    REPLACE = "replace"
-
-
-@dataclass(slots=True)
-class AddReport:
-    added: list[Item] = field(default_factory=list)
-    # (source, reason) for sources the base already has: reported, never duplicated silently.
-    skipped: list[tuple[str, str]] = field(default_factory=list)
-    # (source, item id) for items replaced by a new copy (on_conflict=replace).
-    replaced: list[tuple[str, str]] = field(default_factory=list)
-    # (source, message) for sources that could not be admitted at all.
-    errors: list[tuple[str, str]] = field(default_factory=list)
-
 
 # -- shared building blocks ------------------------------------------------------------------
 

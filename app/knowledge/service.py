@@ -29,7 +29,6 @@ from app.knowledge.pipeline.store.index_store import (
     CORRUPTION_ERRORS,
     IndexStore,
     MaterialInfo,
-    StoredChunk,
 )
 from app.knowledge.pipeline.store.registry import StoreRegistry
 from app.knowledge.provider_errors import provider_failure
@@ -37,12 +36,16 @@ from app.knowledge.types import (
     DEFAULT_CHUNK_OVERLAP,
     DEFAULT_CHUNK_SIZE,
     DEFAULT_DOCUMENT_COUNT,
+    AddReport,
     Base,
     ErrorCode,
     Item,
     ItemStatus,
+    OnConflict,
+    RebuildReport,
     SearchMode,
     SearchResponse,
+    StoredChunk,
     TroveError,
 )
 from app.providers import async_probe
@@ -230,9 +233,9 @@ class KnowledgeService:
         base_id: str,
         sources: Sequence[str | Path],
         *,
-        on_conflict: ingestion.OnConflict = ingestion.OnConflict.SKIP,
+        on_conflict: OnConflict = OnConflict.SKIP,
         folder_options: dict[str, object] | None = None,
-    ) -> ingestion.AddReport:
+    ) -> AddReport:
         """Add files and folders; conflicts with what the base has are reported, not duplicated."""
         self._require_writable()
         return ingestion.add_paths(
@@ -245,8 +248,8 @@ class KnowledgeService:
         urls: Sequence[str],
         *,
         sitemap: bool = False,
-        on_conflict: ingestion.OnConflict = ingestion.OnConflict.SKIP,
-    ) -> ingestion.AddReport:
+        on_conflict: OnConflict = OnConflict.SKIP,
+    ) -> AddReport:
         self._require_writable()
         return ingestion.add_urls(
             self.parts, base_id, urls, sitemap=sitemap, on_conflict=on_conflict
@@ -266,14 +269,14 @@ class KnowledgeService:
         self._require_writable()
         return ingestion.reindex(self.parts, base_id, item_ids)
 
-    def restore_base(self, base_id: str, embedding_model: str | None = None) -> admin.RebuildReport:
+    def restore_base(self, base_id: str, embedding_model: str | None = None) -> RebuildReport:
         """Rebuild a base from its own copies, optionally with another embedding model."""
         self._require_writable()
         base = self.catalog.require_base(base_id)
         model = embedding_model if embedding_model is not None else base.embedding_model
         return admin.rebuild_from_copies(self.parts, base_id, model or None)
 
-    def enable_embedding(self, base_id: str, embedding_model: str) -> admin.RebuildReport:
+    def enable_embedding(self, base_id: str, embedding_model: str) -> RebuildReport:
         """Give a BM25-only base an embedding model and backfill vectors for every item."""
         self._require_writable()
         return admin.rebuild_from_copies(

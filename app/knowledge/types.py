@@ -258,3 +258,42 @@ class SearchResponse:
 
     def degraded_json(self) -> list[dict[str, str]]:
         return [d.to_json() for d in self.degraded]
+
+
+# -- what the facade hands back (public value types live here, not in the modules that make them)
+
+
+class OnConflict(StrEnum):
+    SKIP = "skip"
+    REPLACE = "replace"
+
+
+@dataclass(slots=True)
+class AddReport:
+    added: list[Item] = field(default_factory=list)
+    # (source, reason) for sources the base already has: reported, never duplicated silently.
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    # (source, item id) for items replaced by a new copy (on_conflict=replace).
+    replaced: list[tuple[str, str]] = field(default_factory=list)
+    # (source, message) for sources that could not be admitted at all.
+    errors: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class RebuildReport:
+    restored: int = 0
+    skipped_missing_source_count: int = 0
+    unverifiable: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class StoredChunk:
+    id: int
+    item_id: str
+    seq: int
+    char_start: int
+    char_end: int
+    text: str
+    page: int | None
+    relative_path: str
+    title: str

@@ -19,7 +19,6 @@ import pytest
 
 from app.knowledge import ingestion, path_safety
 from app.knowledge.catalog import Catalog, Job
-from app.knowledge.ingestion import OnConflict
 from app.knowledge.jobs import runner
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.kinds import POLICIES, JobKind
@@ -33,6 +32,7 @@ from app.knowledge.types import (
     ItemPhase,
     ItemStatus,
     ItemType,
+    OnConflict,
     SearchMode,
     TroveError,
 )

@@ -33,7 +33,6 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QEventLoop, QMetaObject, Qt, QTimer
 
 from app.knowledge.catalog import Job
-from app.knowledge.ingestion import OnConflict
 from app.knowledge.jobs import runner
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.reader_pool import InlineExtraction
@@ -44,6 +43,7 @@ from app.knowledge.types import (
     Item,
     ItemStatus,
     ItemType,
+    OnConflict,
     SearchMode,
     SearchResponse,
     TroveError,

@@ -14,10 +14,9 @@ from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
-from app.knowledge.ingestion import OnConflict
 from app.knowledge.jobs import runner
 from app.knowledge.jobs.kinds import JobKind
-from app.knowledge.types import ItemStatus
+from app.knowledge.types import ItemStatus, OnConflict
 from app.ui.context import UiContext
 from app.ui.items.item_model import Column, Role
 from app.ui.main_window import PAGE_BASE, PAGE_EMPTY, MainWindow

@@ -99,6 +99,49 @@ def test_widgets_never_open_sqlite() -> None:
     assert bad == []
 
 
+# What the window may take from the engine: the facade and the public value types, plus the
+# few start-up helpers a launcher needs before there is a service.
+UI_ENGINE_ALLOWED = (
+    "app.knowledge.service.",
+    "app.knowledge.types.",
+    "app.knowledge.logs.configure_logging",
+    "app.knowledge.data_layout.resolve_home",
+    "app.knowledge.providers_config.EMBEDDING_KINDS",
+    "app.knowledge.providers_config.RERANK_KINDS",
+    "app.knowledge.demo.",
+)
+
+
+def ui_engine_leaks(imports: list[str]) -> list[str]:
+    """The engine names imported past the facade (value types from internal modules, ...)."""
+    return [
+        name
+        for name in imports
+        if name.startswith("app.knowledge.") and not name.startswith(UI_ENGINE_ALLOWED)
+    ]
+
+
+def test_the_window_uses_the_facade_and_public_types_only() -> None:
+    bad = [
+        f"{f.relative_to(APP)} imports {name}"
+        for f in _files("ui")
+        for name in ui_engine_leaks(_imports(f))
+    ]
+    assert bad == []
+
+
+def test_a_value_type_taken_from_an_internal_module_is_a_leak(tmp_path: Path) -> None:
+    planted = tmp_path / "widget.py"
+    planted.write_text(
+        "from app.knowledge.pipeline.store.index_store import StoredChunk\n"
+        "from app.knowledge.types import StoredChunk as Fine\n",
+        encoding="utf-8",
+    )
+    assert ui_engine_leaks(_imports(planted)) == [
+        "app.knowledge.pipeline.store.index_store.StoredChunk"
+    ]
+
+
 def test_only_the_agent_job_host_uses_qt() -> None:
     # The tools themselves stay Qt-free: any caller can use them without an event loop.
     bad = [

@@ -10,8 +10,7 @@ from enum import Enum
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from app.knowledge.ingestion import AddReport, OnConflict
-from app.knowledge.types import Item
+from app.knowledge.types import AddReport, Item, OnConflict
 from app.ui.context import UiContext
 
 

@@ -6,8 +6,7 @@ import html
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QTextBrowser, QVBoxLayout, QWidget
 
-from app.knowledge.pipeline.store.index_store import StoredChunk
-from app.knowledge.types import Item
+from app.knowledge.types import Item, StoredChunk
 from app.ui import errors
 from app.ui.context import UiContext
 

@@ -23,9 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.knowledge.admin import RebuildReport
 from app.knowledge.service import KnowledgeService
-from app.knowledge.types import Base
+from app.knowledge.types import Base, RebuildReport
 from app.ui.context import UiContext
 from app.ui.errors import describe
 from app.ui.notifications import Level

@@ -23,6 +23,7 @@ import numpy.typing as npt
 from app.knowledge import db
 from app.knowledge.pipeline.indexing.tokenize import index_text
 from app.knowledge.pipeline.store.vector_index import FloatMatrix, VectorIndex
+from app.knowledge.types import StoredChunk
 
 log = logging.getLogger(__name__)
 
@@ -93,19 +94,6 @@ class ChunkRecord:
     token_count: int
     text_hash: str
     page: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class StoredChunk:
-    id: int
-    item_id: str
-    seq: int
-    char_start: int
-    char_end: int
-    text: str
-    page: int | None
-    relative_path: str
-    title: str
 
 
 @dataclass(frozen=True, slots=True)
