@@ -40,7 +40,7 @@ def cmd_base_list(svc: KnowledgeService, args: argparse.Namespace) -> int:
             b.name,
             b.embedding_model or "(BM25 only)",
             str(b.status),
-            str(svc.catalog.count_items(b.id)),
+            str(svc.count_items(b.id)),
         )
         for b in bases
     ]

@@ -46,7 +46,7 @@ class Watch:
         self._interrupted: dict[str, Item] = {}  # by id, in the catalog's order
 
     def check(self) -> recovery.Activity:
-        activity = recovery.activity(self._svc.catalog, self._base.id)
+        activity = self._svc.activity(self._base.id)
         # A process seen working is asked directly: between two jobs, or while a job
         # waits for its retry, it has no running job to name it.
         self._seen |= activity.base_owners & activity.live_owners
@@ -78,7 +78,7 @@ class Watch:
             for item in self._svc.list_items(self._base.id):
                 if _interrupted_now(item, before.get(item.id)):
                     self._interrupted[item.id] = item
-        return recovery.activity(self._svc.catalog, self._base.id)
+        return self._svc.activity(self._base.id)
 
     def report(self) -> int:
         """One line: what stopped, what it left, and how to finish it."""
