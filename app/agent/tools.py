@@ -142,7 +142,7 @@ class ConceptTools:
         cid = check_concept_id(concept_id)
         base = self._base(base_ref)
         info = self._service.find_material(base.id, cid)
-        item = self._service.catalog.get_item(info.item_id) if info is not None else None
+        item = self._service.find_item(info.item_id) if info is not None else None
         if item is None or item.base_id != base.id or material_path(item) != cid:
             holder = self._item_at(base, cid)
             if holder is not None and holder.status is not ItemStatus.COMPLETED:
@@ -174,7 +174,7 @@ class ConceptTools:
 
     def _recheck(self, concept: Concept) -> None:
         """After a read: the item may have started deleting meanwhile."""
-        item = self._service.catalog.get_item(concept.item.id)
+        item = self._service.find_item(concept.item.id)
         if item is None:
             raise ToolError(
                 ToolErrorCode.CONCEPT_NOT_FOUND, f"document {concept.concept_id!r} was deleted"
@@ -221,7 +221,7 @@ class ConceptTools:
 
         limit = top_k or max((b.document_count for b, _ in searched), default=0)
         merged = interleave([[(b, r) for r in resp.results] for b, resp in searched])[:limit]
-        items = self._service.catalog.get_items(r.item_id for _, r in merged)
+        items = self._service.items(r.item_id for _, r in merged)
         hits = []
         for rank, (base, result) in enumerate(merged, start=1):
             item = items.get(result.item_id)
@@ -350,7 +350,7 @@ class ConceptTools:
         counts = {
             str(status): n
             for status in ItemStatus
-            if (n := self._service.catalog.count_items(base.id, status))
+            if (n := self._service.count_items(base.id, status))
         }
         return {
             "baseId": base.id,
@@ -404,7 +404,7 @@ class ConceptTools:
             result["conceptIds"] = [c.concept_id for c in concepts]
 
         result["processing"] = self._process(base.id, wait, touched) if touched else "done"
-        items = self._service.catalog.get_items(touched)
+        items = self._service.items(touched)
         if action == "delete":
             result["deleted"] = [i for i in touched if i not in items]
             result["items"] = [item_json(items[i]) for i in touched if i in items]
@@ -447,13 +447,13 @@ class ConceptTools:
         assert self._jobs is not None
         pause, recovered_at = SETTLE_POLL_FIRST, time.monotonic()
         while True:
-            items = self._service.catalog.get_items(list(touched)).values()
+            items = self._service.items(list(touched)).values()
             if not any(i.status in UNSETTLED_STATUSES for i in items):
                 return True
             now = time.monotonic()
             if now >= deadline:
                 return False
-            if self._service.catalog.job_counts(base_id)[0]:
+            if self._service.jobs.counts(base_id)[0]:
                 # Work queued again (a retry came due, a dead writer's deletion resumed).
                 self._jobs.request()
             elif now - recovered_at >= SETTLE_RECOVER_EVERY:
@@ -465,7 +465,7 @@ class ConceptTools:
     def _item_summary(self, item: Item) -> dict[str, Any]:
         data = item_json(item)
         if item.type in CONTAINER_TYPES:
-            counts = self._service.catalog.child_status_counts(item.id)
+            counts = self._service.child_status_counts(item.id)
             data["children"] = {str(s): n for s, n in counts.items()}
         return data
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -22,6 +22,7 @@ from app.knowledge.engine import EngineParts, Extraction
 from app.knowledge.jobs import recovery, runner
 from app.knowledge.jobs.context import JobContext, ProgressCallback
 from app.knowledge.jobs.errors import STORAGE_READ_ONLY_MESSAGE, index_corrupt, storage_failure
+from app.knowledge.jobs.job_queue import JobQueue
 from app.knowledge.jobs.reader_pool import shared_pool
 from app.knowledge.locks import KeyedMutex
 from app.knowledge.material_paths import CONTAINER_TYPES
@@ -92,6 +93,8 @@ class KnowledgeService:
         )
         self._checked_stores: set[str] = set()
         self._checked_lock = threading.Lock()
+        # The runtime's way to the queue (claims, counts, releases, phases).
+        self.jobs = JobQueue(self.parts)
 
     def _require_writable(self) -> None:
         """Refuse a change up front in a read-only data folder, naming the folder."""
@@ -211,6 +214,25 @@ class KnowledgeService:
 
     def get_item(self, item_id: str) -> Item:
         return self.catalog.require_item(item_id)
+
+    def find_item(self, item_id: str) -> Item | None:
+        """The item, or None when it does not exist (any more)."""
+        return self.catalog.get_item(item_id)
+
+    def items(self, item_ids: Iterable[str]) -> dict[str, Item]:
+        """The items of these ids that exist, by id."""
+        return self.catalog.get_items(item_ids)
+
+    def count_items(self, base_id: str, status: ItemStatus | None = None) -> int:
+        return self.catalog.count_items(base_id, status)
+
+    def child_status_counts(self, parent_id: str) -> dict[ItemStatus, int]:
+        """How many of a folder's or sitemap's children are in each status."""
+        return self.catalog.child_status_counts(parent_id)
+
+    def activity(self, base_id: str) -> recovery.Activity:
+        """Which processes work on the queue, and what of the base's work nobody claimed."""
+        return recovery.activity(self.catalog, base_id)
 
     def find_material(self, base_id: str, relative_path: str) -> MaterialInfo | None:
         """The indexed material at a path under raw/ (a Concept ID), if the index has one."""

@@ -107,7 +107,7 @@ class _ProgressHub:
         if persist:
             # Another process (`trove status --watch`, the GUI) reads phases from the catalog.
             try:
-                self._service.catalog.set_item_phase(item_id, phase, percent)
+                self._service.jobs.set_item_phase(item_id, phase, percent)
             except Exception:  # the item may have been deleted or settled meanwhile
                 log.debug("progress for %s not persisted", item_id, exc_info=True)
 
@@ -281,9 +281,7 @@ class JobExecutor(QObject):
                     log.info("memory budget reached; new jobs wait for running ones to finish")
                     return None, "memory"
                 skip = self._full_queues()
-            job = self._service.catalog.claim_next_job(
-                now=self._clock(), owner=self._owner, skip=skip
-            )
+            job = self._service.jobs.claim_next(now=self._clock(), owner=self._owner, skip=skip)
             if job is None:
                 return None, "empty"
             with self._lock:
@@ -315,7 +313,6 @@ class JobExecutor(QObject):
         with self._lock:
             self._workers -= 1
             alone = self._workers == 0 and not self._running
-        catalog = self._service.catalog
         self._release_unrecorded()
         totals = self._job_counts()
         if alone and why == "empty" and totals[1]:
@@ -326,19 +323,18 @@ class JobExecutor(QObject):
             except Exception:  # the catalog refuses writes: the next start recovers
                 log.exception("recovery of jobs left by another process failed")
             totals = self._job_counts()
-        due = catalog.next_due_time() if totals[0] else None
+        due = self._service.jobs.next_due_time() if totals[0] else None
         self._signals.idle.emit(why, due, totals)
 
     def _job_counts(self, base_id: str | None = None) -> tuple[int, int]:
         """(queued, running) jobs as this process waits on them: the catalog's counts,
         less the jobs given up here whose rows still say running."""
-        catalog = self._service.catalog
-        queued, running = catalog.job_counts(base_id)
+        queued, running = self._service.jobs.counts(base_id)
         with self._lock:
             given_up = {job.id: job.created_at for job, _ in self._given_up.values()}
         if not running or not given_up:
             return queued, running
-        rows = catalog.list_jobs(base_id, statuses=("running",))
+        rows = self._service.jobs.running(base_id)
         # Ids of deleted rows can be reused: the creation time tells a new job apart.
         still = {j.id for j in rows if given_up.get(j.id) == j.created_at}
         if base_id is None:
@@ -354,7 +350,7 @@ class JobExecutor(QObject):
             pending = [job for job, released in self._given_up.values() if not released]
         for job in pending:
             try:
-                self._service.catalog.release_job(job.id, "its end could not be recorded")
+                self._service.jobs.release(job.id, "its end could not be recorded")
             except Exception:
                 log.debug("job %s still cannot be released", job.id, exc_info=True)
                 continue
@@ -385,7 +381,7 @@ class JobExecutor(QObject):
         def progress(item_id: str, phase: ItemPhase | None, percent: float | None) -> None:
             self._progress.report(job.base_id, item_id, phase, percent)
 
-        return JobContext(self._service.parts, progress=progress, cancelled=cancelled)
+        return self._service.jobs.context(progress=progress, cancelled=cancelled)
 
     # -- GUI side ------------------------------------------------------------------------
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-from app.knowledge.demo import Demo, create_demo
 from app.knowledge.types import TroveError
 from app.ui.context import UiContext
 from app.ui.main_window import MainWindow
+from app.ui.screenshot_demo import Demo, create_demo
 from app.ui.waiting import wait_until
 
 log = logging.getLogger(__name__)

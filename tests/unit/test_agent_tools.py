@@ -13,9 +13,9 @@ from app.agent.grep import GREP_TIME_BUDGET, compile_pattern, grep_lines
 from app.agent.jobs import BackgroundJobs
 from app.agent.specs import MAX_READ_CHARS, TOOLS
 from app.agent.tools import ConceptTools, interleave
-from app.knowledge import catalog as catalog_module
 from app.knowledge import db
 from app.knowledge.catalog import Catalog
+from app.knowledge.catalog import migrations as catalog_migrations
 from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import Base, BaseStatus, ItemStatus, ScoreKind, SearchResult
@@ -757,7 +757,7 @@ def test_manage_with_background_jobs_processes_and_waits(
 def test_agent_writes_column_is_added_by_a_forward_migration(tmp_path: Path) -> None:
     path = tmp_path / "trove.sqlite"
     conn = db.connect(path)
-    db.migrate(conn, catalog_module.MIGRATIONS[:3], "catalog")
+    db.migrate(conn, catalog_migrations.MIGRATIONS[:3], "catalog")
     conn.execute(
         "INSERT INTO bases (id, name, document_count, chunk_size, chunk_overlap, status, "
         "created_at, updated_at) VALUES ('old', 'Old', 10, 512, 64, 'completed', 0, 0)"
@@ -766,7 +766,7 @@ def test_agent_writes_column_is_added_by_a_forward_migration(tmp_path: Path) -> 
 
     catalog = Catalog(path)
     try:
-        assert db.schema_version(catalog._conn) == len(catalog_module.MIGRATIONS)
+        assert db.schema_version(catalog._conn) == len(catalog_migrations.MIGRATIONS)
         assert catalog.require_base("old").agent_writes is False
         assert catalog.update_base("old", agent_writes=1).agent_writes is True
     finally:

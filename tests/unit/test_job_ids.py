@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.knowledge import catalog as catalog_module
 from app.knowledge import db
 from app.knowledge.catalog import Catalog
+from app.knowledge.catalog import migrations as catalog_migrations
 
 
 def test_a_finished_jobs_id_is_not_reused(tmp_path: Path) -> None:
@@ -25,7 +25,7 @@ def test_a_finished_jobs_id_is_not_reused(tmp_path: Path) -> None:
 def test_the_migration_keeps_queued_jobs_and_their_ids(tmp_path: Path) -> None:
     path = tmp_path / "trove.sqlite"
     conn = db.connect(path)
-    db.migrate(conn, catalog_module.MIGRATIONS[:4], "catalog")
+    db.migrate(conn, catalog_migrations.MIGRATIONS[:4], "catalog")
     conn.execute(
         "INSERT INTO bases (id, name, document_count, chunk_size, chunk_overlap, status, "
         "created_at, updated_at) VALUES ('b', 'B', 10, 512, 64, 'completed', 0, 0)"
@@ -40,7 +40,7 @@ def test_the_migration_keeps_queued_jobs_and_their_ids(tmp_path: Path) -> None:
 
     catalog = Catalog(path)
     try:
-        assert db.schema_version(catalog._conn) == len(catalog_module.MIGRATIONS)
+        assert db.schema_version(catalog._conn) == len(catalog_migrations.MIGRATIONS)
         jobs = {j.id: j for j in catalog.list_jobs()}
         assert sorted(jobs) == [7, 9]
         assert (jobs[7].payload, jobs[7].idempotency_key, jobs[7].status) == (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from pathlib import Path
 
@@ -108,7 +108,6 @@ UI_ENGINE_ALLOWED = (
     "app.knowledge.data_layout.resolve_home",
     "app.knowledge.providers_config.EMBEDDING_KINDS",
     "app.knowledge.providers_config.RERANK_KINDS",
-    "app.knowledge.demo.",
 )
 
 
@@ -161,6 +160,56 @@ def test_the_scan_sees_real_imports() -> None:
     assert "app.knowledge.db" in _imports(
         APP / "knowledge" / "pipeline" / "store" / "index_store.py"
     )
+
+
+# -- the engine's parts stay behind its facade -----------------------------------------------
+
+# Attributes that hand out the engine's insides: the catalog (app database) and EngineParts.
+ENGINE_INSIDES = ("catalog", "parts")
+
+
+def _reaches_inside(node: ast.Attribute) -> bool:
+    if node.attr == "catalog":
+        return True
+    # `.parts` is also a path's segments (PurePath.parts): only a service's is the engine's.
+    receiver = ast.unparse(node.value).lower()
+    return node.attr == "parts" and ("service" in receiver or "svc" in receiver)
+
+
+def insides_used(paths: Sequence[Path], root: Path) -> list[str]:
+    """`file:line .attr` for each use of the engine's insides on an object in these files."""
+    found: list[str] = []
+    for path in paths:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        uses = [
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute)
+            and node.attr in ENGINE_INSIDES
+            and _reaches_inside(node)
+        ]
+        uses.sort(key=lambda node: node.lineno)
+        found.extend(f"{path.relative_to(root)}:{node.lineno} .{node.attr}" for node in uses)
+    return found
+
+
+def test_callers_outside_the_engine_use_the_service_not_its_catalog() -> None:
+    outside = [f for f in sorted(APP.rglob("*.py")) if APP / "knowledge" not in f.parents]
+    assert insides_used(outside, APP) == []
+
+
+def test_a_planted_use_of_the_catalog_is_reported(tmp_path: Path) -> None:
+    # Guards the check above: a scan that never finds anything would always pass.
+    caller = tmp_path / "caller.py"
+    caller.write_text(
+        "from pathlib import PurePosixPath\n"
+        "def f(svc, service):\n"
+        "    PurePosixPath('a/b').parts\n"
+        "    svc.catalog.get_item('x')\n"
+        "    return service.parts\n",
+        encoding="utf-8",
+    )
+    assert insides_used([caller], tmp_path) == ["caller.py:4 .catalog", "caller.py:5 .parts"]
 
 
 # -- no import cycles between the engine's units ---------------------------------------------

@@ -1,5 +1,7 @@
 """A demo knowledge base for screenshots and the window's self-test: real documents indexed
-by the real pipeline, plus items caught in each state an indexing run passes through."""
+by the real pipeline, plus items caught in each state an indexing run passes through.
+
+Qt-free: it only drives KnowledgeService, so it can stage a data folder without a window."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.knowledge.service import KnowledgeService
-from app.knowledge.types import Base, ItemPhase, ItemStatus
+from app.knowledge.types import Base, ItemPhase
 
 # (English file name, Chinese file name, English text, Chinese text)
 DOCUMENTS: list[tuple[str, str, str, str]] = [
@@ -110,8 +112,7 @@ def _write_later_files(folder: Path, chinese: bool) -> list[Path]:
 
 
 def _show_running(service: KnowledgeService, item_id: str) -> None:
-    """Put one waiting item where a running job would be: processing, embedding, 45%."""
-    catalog = service.catalog
-    if catalog.require_item(item_id).status is not ItemStatus.PROCESSING:
-        catalog.set_item_status(item_id, ItemStatus.PROCESSING)
-    catalog.set_item_phase(item_id, ItemPhase.EMBEDDING, 45.0)
+    """Put one waiting item where a running job would be: processing, embedding, 45%.
+    A file just added is already processing (nothing runs its job here), so only the
+    phase is written, the way the executor persists a running job's progress."""
+    service.jobs.set_item_phase(item_id, ItemPhase.EMBEDDING, 45.0)

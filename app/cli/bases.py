@@ -1,0 +1,66 @@
+"""`trove base create|list|set|delete`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from app.cli.output import EXIT_OK, EXIT_USAGE, base_json, print_json, table
+from app.knowledge.service import KnowledgeService
+
+
+def cmd_base_create(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    base = svc.create_base(
+        args.name,
+        embedding_model=args.embedding,
+        rerank_model=args.rerank,
+        document_count=args.top_k,
+        threshold=args.threshold,
+        chunk_size=args.chunk_size,
+        chunk_overlap=args.chunk_overlap,
+    )
+    if args.json:
+        print_json(base_json(base))
+    else:
+        print(f"created knowledge base {base.name!r} (id {base.id})")
+    return EXIT_OK
+
+
+def cmd_base_list(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    bases = svc.list_bases()
+    if args.json:
+        print_json([base_json(b) for b in bases])
+        return EXIT_OK
+    if not bases:
+        print("no knowledge bases yet; create one with: trove base create NAME")
+        return EXIT_OK
+    rows = [
+        (
+            b.id,
+            b.name,
+            b.embedding_model or "(BM25 only)",
+            str(b.status),
+            str(svc.count_items(b.id)),
+        )
+        for b in bases
+    ]
+    print(table(rows, ("ID", "NAME", "EMBEDDING", "STATUS", "ITEMS")))
+    return EXIT_OK
+
+
+def cmd_base_set(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    base = svc.resolve_base(args.base)
+    if args.agent_writes is None:
+        print("error: nothing to set; e.g. --agent-writes on", file=sys.stderr)
+        return EXIT_USAGE
+    base = svc.set_agent_writes(base.id, args.agent_writes == "on")
+    state = "on" if base.agent_writes else "off"
+    print(f"agent writes {state} for knowledge base {base.name!r} ({base.id})", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_base_delete(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    base = svc.resolve_base(args.base)
+    svc.delete_base(base.id)
+    print(f"deleted knowledge base {base.name!r} ({base.id})", file=sys.stderr)
+    return EXIT_OK

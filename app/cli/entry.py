@@ -1,0 +1,100 @@
+"""`main()`: parse, open the data folder, run one command, turn failures into exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import apsw
+
+from app.cli.failures import damaged, storage_error
+from app.cli.output import EXIT_FAILED, EXIT_OK
+from app.cli.parser import build_parser, parse
+from app.knowledge.data_layout import resolve_home
+from app.knowledge.db import catalog_readable
+from app.knowledge.logs import configure_logging, reset_logging
+from app.knowledge.pipeline.store.index_store import CORRUPTION_ERRORS
+from app.knowledge.service import KnowledgeService
+from app.knowledge.types import (
+    TroveError,
+)
+
+Command = Callable[[KnowledgeService, argparse.Namespace], int]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    _tolerant_output()
+    try:
+        code = _run(argv)
+        # Flushed here, not at interpreter exit, so a closed pipe is caught below.
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # `trove status B | head -1`: the reader left; stop quietly (Python docs, "Note on
+        # SIGPIPE"): point stdout at devnull so the final flush at exit cannot fail again.
+        _stdout_to_devnull()
+        return EXIT_FAILED
+    return code
+
+
+def _tolerant_output() -> None:
+    """Whatever text reaches stdout/stderr (a path or argv with undecodable bytes) is
+    written, escaped if need be, never a UnicodeEncodeError; piped stdout is UTF-8."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
+    if isinstance(sys.stdout, io.TextIOWrapper) and not sys.stdout.isatty():
+        sys.stdout.reconfigure(encoding="utf-8")
+
+
+def _stdout_to_devnull() -> None:
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # not a real file (a test's buffer): nothing will flush it at exit
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    parser = build_parser()
+    args = parse(parser, argv)
+    func: Command | None = getattr(args, "func", None)
+    if func is None:
+        parser.print_help()
+        return EXIT_OK
+    home = resolve_home(args.home)
+    configure_logging(home, verbose=args.verbose)
+    try:
+        return _run_command(func, args, home)
+    finally:
+        reset_logging()
+
+
+def _run_command(func: Command, args: argparse.Namespace, home: Path) -> int:
+    try:
+        svc = KnowledgeService(home)
+    except CORRUPTION_ERRORS as exc:
+        return damaged(exc, home, catalog=True)
+    except (OSError, apsw.Error) as exc:
+        return storage_error(exc, home)
+    try:
+        return func(svc, args)
+    except TroveError as exc:
+        print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
+        return EXIT_FAILED
+    except BrokenPipeError:
+        raise  # an OSError, but not the data folder's: main() ends quietly
+    except CORRUPTION_ERRORS as exc:
+        return damaged(exc, home, catalog=not catalog_readable(svc.layout.catalog_path))
+    except (OSError, apsw.Error) as exc:
+        return storage_error(exc, home)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    finally:
+        svc.close()

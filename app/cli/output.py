@@ -1,0 +1,117 @@
+"""Shared output: exit codes, JSON and table printing, one-line status texts and bars."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from app.knowledge.types import (
+    Base,
+    Item,
+    ItemPhase,
+    ItemStatus,
+    SearchResponse,
+)
+
+EXIT_OK = 0
+
+
+EXIT_FAILED = 1
+
+
+EXIT_USAGE = 2
+
+
+def print_json(data: Any, out: TextIO | None = None) -> None:
+    text = json.dumps(data, ensure_ascii=False)
+    if _has_surrogates(text):
+        # A lone surrogate (a query's "\\ud800") cannot be written as UTF-8; as a JSON
+        # escape it stays valid UTF-8 and round-trips to the same string.
+        text = json.dumps(data, ensure_ascii=True)
+    (out or sys.stdout).write(text + "\n")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _has_surrogates(text: str) -> bool:
+    return _SURROGATE.search(text) is not None
+
+
+def searchable(text: str) -> str:
+    """The query as the engine gets it: lone surrogates are no characters (no material can
+    contain one), so they become U+FFFD instead of failing deep in a tokenizer."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def base_json(base: Base) -> dict[str, Any]:
+    return {
+        "id": base.id,
+        "name": base.name,
+        "embeddingModel": base.embedding_model,
+        "dimensions": base.dimensions,
+        "rerankModel": base.rerank_model,
+        "documentCount": base.document_count,
+        "threshold": base.threshold,
+        "chunkSize": base.chunk_size,
+        "chunkOverlap": base.chunk_overlap,
+        "status": str(base.status),
+        "statusReason": base.status_reason,
+    }
+
+
+def item_json(item: Item) -> dict[str, Any]:
+    return {
+        "id": item.id,
+        "parentId": item.parent_id,
+        "type": str(item.type),
+        "source": item.source,
+        "title": item.title,
+        "relativePath": item.relative_path,
+        "status": str(item.status),
+        "phase": str(item.phase) if item.phase else None,
+        "progress": item.progress,
+        "errorCode": item.error_code,
+        "errorMessage": item.error_message,
+        "chunkCount": item.chunk_count,
+        "size": item.size,
+    }
+
+
+def response_json(response: SearchResponse, *, debug: bool = True) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "query": response.query,
+        "mode": str(response.mode),
+        "results": [r.to_json() for r in response.results],
+        "degraded": response.degraded_json(),
+    }
+    if debug:
+        data["metrics"] = response.metrics.to_json()
+    return data
+
+
+def table(rows: Sequence[Sequence[str]], headers: Sequence[str]) -> str:
+    widths = [max(len(str(r[i])) for r in [headers, *rows]) for i in range(len(headers))]
+    lines = ["  ".join(str(h).ljust(w) for h, w in zip(headers, widths, strict=True))]
+    lines += ["  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def status_text(item: Item) -> str:
+    if item.status is ItemStatus.FAILED:
+        return f"failed ({item.error_code})"
+    if item.phase is ItemPhase.EMBEDDING and item.progress is not None:
+        return f"{item.status}: embedding {item.progress:.0f}%"
+    if item.phase:
+        return f"{item.status}: {item.phase}"
+    return str(item.status)
+
+
+def bar(percent: float | None, width: int = 20) -> str:
+    if percent is None:
+        return "[" + "·" * width + "]"
+    filled = round(width * max(0.0, min(100.0, percent)) / 100)
+    return "[" + "#" * filled + "-" * (width - filled) + f"] {percent:3.0f}%"

@@ -1,0 +1,154 @@
+"""The catalog's schema history: one function per version, run in order on open.
+
+These are history: a released database was migrated by them as they stand, so they are never
+edited; a change to the schema is a new version appended to `MIGRATIONS`.
+"""
+
+from __future__ import annotations
+
+import apsw
+
+from app.knowledge import db
+
+# The name the v5 migration was written with.
+from app.knowledge.catalog.rows import JOB_COLUMNS as _JOB_COLUMNS
+
+
+def _v1(conn: apsw.Connection) -> None:
+    conn.execute(
+        """
+        CREATE TABLE bases (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            embedding_model TEXT,
+            dimensions INTEGER,
+            rerank_model TEXT,
+            document_count INTEGER NOT NULL DEFAULT 10 CHECK (document_count BETWEEN 1 AND 200),
+            threshold REAL CHECK (threshold IS NULL OR threshold BETWEEN 0 AND 1),
+            chunk_size INTEGER NOT NULL CHECK (chunk_size > 0),
+            chunk_overlap INTEGER NOT NULL CHECK (chunk_overlap >= 0 AND chunk_overlap < chunk_size),
+            status TEXT NOT NULL CHECK (status IN ('completed', 'failed')),
+            status_reason TEXT,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            CHECK ((embedding_model IS NULL) = (dimensions IS NULL))
+        );
+        CREATE TABLE items (
+            id TEXT PRIMARY KEY,
+            base_id TEXT NOT NULL REFERENCES bases(id) ON DELETE CASCADE,
+            parent_id TEXT REFERENCES items(id) ON DELETE CASCADE,
+            type TEXT NOT NULL CHECK (type IN ('file', 'directory', 'url', 'sitemap', 'note')),
+            source TEXT NOT NULL,
+            title TEXT NOT NULL,
+            relative_path TEXT,
+            status TEXT NOT NULL
+                CHECK (status IN ('preparing', 'processing', 'completed', 'failed', 'deleting')),
+            phase TEXT CHECK (phase IS NULL OR phase IN ('reading', 'embedding', 'writing', 'waiting')),
+            progress REAL,
+            error_code TEXT,
+            error_message TEXT,
+            chunk_count INTEGER NOT NULL DEFAULT 0,
+            size INTEGER,
+            content_hash TEXT,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        );
+        CREATE INDEX items_base_status ON items(base_id, status);
+        CREATE INDEX items_parent ON items(parent_id);
+        CREATE INDEX items_base_source ON items(base_id, source);
+        CREATE INDEX items_base_hash ON items(base_id, content_hash);
+        CREATE TABLE jobs (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL,
+            base_id TEXT NOT NULL REFERENCES bases(id) ON DELETE CASCADE,
+            item_id TEXT,
+            payload TEXT NOT NULL DEFAULT '{}',
+            idempotency_key TEXT,
+            status TEXT NOT NULL DEFAULT 'queued'
+                CHECK (status IN ('queued', 'running', 'done', 'failed', 'abandoned')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            not_before REAL NOT NULL DEFAULT 0,
+            last_error TEXT,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        );
+        -- Only one live job per idempotency key: adding the same thing twice enqueues once.
+        CREATE UNIQUE INDEX jobs_live_key ON jobs(idempotency_key)
+            WHERE status IN ('queued', 'running');
+        CREATE INDEX jobs_queue ON jobs(base_id, status, not_before);
+        """
+    )
+
+
+def _v2(conn: apsw.Connection) -> None:
+    # Which process runs a job, so recovery after a crash never touches a live process's work.
+    conn.execute("ALTER TABLE jobs ADD COLUMN owner TEXT")
+    # Options a folder root was added with (extensions, include/exclude globs), so a reindex
+    # re-scans the folder the same way.
+    conn.execute("ALTER TABLE items ADD COLUMN options TEXT")
+
+
+def _v3(conn: apsw.Connection) -> None:
+    # Provider settings; their API keys live in the OS keychain, never here.
+    conn.execute(
+        """
+        CREATE TABLE providers (
+            id TEXT PRIMARY KEY,
+            kind TEXT NOT NULL,
+            display_name TEXT NOT NULL DEFAULT '',
+            base_url TEXT NOT NULL DEFAULT '',
+            enabled INTEGER NOT NULL DEFAULT 1,
+            models TEXT NOT NULL DEFAULT '[]',
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        )
+        """
+    )
+
+
+def _v4(conn: apsw.Connection) -> None:
+    # Whether agent tools (kb_manage over MCP) may add, delete and refresh items in a base.
+    # Off unless the person turns it on.
+    conn.execute("ALTER TABLE bases ADD COLUMN agent_writes INTEGER NOT NULL DEFAULT 0")
+
+
+def _v5(conn: apsw.Connection) -> None:
+    # Job ids are never reused (AUTOINCREMENT): finished jobs are deleted, and a plain rowid
+    # key hands a deleted job's id to the next job, so a process still holding the old id
+    # (its row removed by a base deletion, say) would finish or retry somebody else's job.
+    conn.execute(
+        """
+        CREATE TABLE jobs_v5 (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind TEXT NOT NULL,
+            base_id TEXT NOT NULL REFERENCES bases(id) ON DELETE CASCADE,
+            item_id TEXT,
+            payload TEXT NOT NULL DEFAULT '{}',
+            idempotency_key TEXT,
+            status TEXT NOT NULL DEFAULT 'queued'
+                CHECK (status IN ('queued', 'running', 'done', 'failed', 'abandoned')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            not_before REAL NOT NULL DEFAULT 0,
+            last_error TEXT,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            owner TEXT
+        )
+        """
+    )
+    # Rows the old table holds are copied as they are (damaged ones too: doctor reports them).
+    conn.execute("PRAGMA ignore_check_constraints=ON")
+    try:
+        conn.execute(f"INSERT INTO jobs_v5 ({_JOB_COLUMNS}) SELECT {_JOB_COLUMNS} FROM jobs")
+    finally:
+        conn.execute("PRAGMA ignore_check_constraints=OFF")
+    conn.execute("DROP TABLE jobs")
+    conn.execute("ALTER TABLE jobs_v5 RENAME TO jobs")
+    conn.execute(
+        "CREATE UNIQUE INDEX jobs_live_key ON jobs(idempotency_key) "
+        "WHERE status IN ('queued', 'running')"
+    )
+    conn.execute("CREATE INDEX jobs_queue ON jobs(base_id, status, not_before)")
+
+
+MIGRATIONS: list[db.Migration] = [_v1, _v2, _v3, _v4, _v5]
