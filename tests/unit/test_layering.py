@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
@@ -318,3 +319,22 @@ def test_an_import_planted_in_a_copy_of_the_engine_is_reported(tmp_path: Path) -
     cycle = find_cycle(graph)
     assert cycle is not None and {"ingestion", "jobs"} <= set(cycle)
     assert "jobs/queue.py" in _describe(graph, cycle)
+
+
+# -- the README's package map ----------------------------------------------------------------
+
+README = APP.parent / "README.md"
+MAP_ENTRY = re.compile(r"^- `(app(?:/[a-z_]+)*)/` — ", re.MULTILINE)
+
+
+def test_the_readme_package_map_matches_the_tree() -> None:
+    text = README.read_text(encoding="utf-8")
+    section = text.split("### Package map", 1)[1].split("\n### ", 1)[0]
+    mapped = MAP_ENTRY.findall(section)
+    packages = sorted(
+        str(init.parent.relative_to(APP.parent)).replace("\\", "/")
+        for init in APP.rglob("__init__.py")
+        if "__pycache__" not in init.parts
+    )
+    assert len(mapped) == len(set(mapped)), "a package is named twice"
+    assert sorted(mapped) == packages
