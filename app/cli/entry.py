@@ -12,16 +12,14 @@ from pathlib import Path
 import apsw
 
 from app.cli.failures import damaged, storage_error
-from app.cli.output import EXIT_FAILED, EXIT_OK
+from app.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from app.cli.parser import build_parser, parse
 from app.knowledge.data_layout import resolve_home
 from app.knowledge.db import catalog_readable
 from app.knowledge.logs import configure_logging, reset_logging
 from app.knowledge.pipeline.store.index_store import CORRUPTION_ERRORS
 from app.knowledge.service import KnowledgeService
-from app.knowledge.types import (
-    TroveError,
-)
+from app.knowledge.types import ErrorCode, TroveError
 
 Command = Callable[[KnowledgeService, argparse.Namespace], int]
 
@@ -87,6 +85,16 @@ def _run_command(func: Command, args: argparse.Namespace, home: Path) -> int:
     except TroveError as exc:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
         return EXIT_FAILED
+    except UnicodeEncodeError as exc:
+        # An argument with bytes that are no text (decoded with surrogateescape) can name
+        # no base, item or stored source: say so instead of a traceback.
+        bad = exc.object[exc.start : exc.end] if isinstance(exc.object, str) else ""
+        print(
+            f"error: {ErrorCode.INVALID_ARGUMENT}: an argument is not valid text "
+            f"(it holds {bad!a}, bytes that decode to no character)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     except BrokenPipeError:
         raise  # an OSError, but not the data folder's: main() ends quietly
     except CORRUPTION_ERRORS as exc:

@@ -256,6 +256,19 @@ def test_any_argv(home: Path, command: list[str], rest: list[str]) -> None:
 
 
 @pytest.mark.parametrize(
+    "argv", [["search", "\udcff", "query"], ["item", "list", "\udcff"], ["reindex", "\udcff"]]
+)
+def test_an_undecodable_argument_is_one_usage_line(home: Path, argv: list[str]) -> None:
+    # What Python makes of argv bytes that are not UTF-8 (surrogateescape), e.g. a base
+    # name typed in another encoding: found by hypothesis as a traceback.
+    run = run_cli("--home", str(home), *argv)
+    run.check()
+    assert run.code == 2
+    lines = run.err.decode("utf-8").strip().splitlines()
+    assert len(lines) == 1 and "INVALID_ARGUMENT" in lines[0], lines
+
+
+@pytest.mark.parametrize(
     "argv",
     [
         ["-bar", "--json"],

@@ -11,7 +11,6 @@ import apsw
 from app.knowledge import db
 
 # The name the v5 migration was written with.
-from app.knowledge.catalog.rows import JOB_COLUMNS as _JOB_COLUMNS
 
 
 def _v1(conn: apsw.Connection) -> None:
@@ -112,6 +111,14 @@ def _v4(conn: apsw.Connection) -> None:
     conn.execute("ALTER TABLE bases ADD COLUMN agent_writes INTEGER NOT NULL DEFAULT 0")
 
 
+# The job columns as schema 4 has them: a migration is history, so it names its own columns
+# rather than the current ones (a later column would not exist yet in a v4 file).
+_V5_JOB_COLUMNS = (
+    "id, kind, base_id, item_id, payload, idempotency_key, status, attempts, not_before, "
+    "last_error, created_at, updated_at, owner"
+)
+
+
 def _v5(conn: apsw.Connection) -> None:
     # Job ids are never reused (AUTOINCREMENT): finished jobs are deleted, and a plain rowid
     # key hands a deleted job's id to the next job, so a process still holding the old id
@@ -139,7 +146,7 @@ def _v5(conn: apsw.Connection) -> None:
     # Rows the old table holds are copied as they are (damaged ones too: doctor reports them).
     conn.execute("PRAGMA ignore_check_constraints=ON")
     try:
-        conn.execute(f"INSERT INTO jobs_v5 ({_JOB_COLUMNS}) SELECT {_JOB_COLUMNS} FROM jobs")
+        conn.execute(f"INSERT INTO jobs_v5 ({_V5_JOB_COLUMNS}) SELECT {_V5_JOB_COLUMNS} FROM jobs")
     finally:
         conn.execute("PRAGMA ignore_check_constraints=OFF")
     conn.execute("DROP TABLE jobs")
