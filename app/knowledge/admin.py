@@ -22,6 +22,8 @@ from app.knowledge.types import (
     DEFAULT_CHUNK_SIZE,
     DEFAULT_DOCUMENT_COUNT,
     Base,
+    BaseChanges,
+    BaseSettings,
     BaseStatus,
     ErrorCode,
     Item,
@@ -90,18 +92,14 @@ def _check_settings(
         raise TroveError(ErrorCode.INVALID_ARGUMENT, "the threshold must be between 0 and 1")
 
 
-def create_base(
-    parts: EngineParts,
-    name: str,
-    *,
-    embedding_model: str | None = None,
-    rerank_model: str | None = None,
-    document_count: int = DEFAULT_DOCUMENT_COUNT,
-    threshold: float | None = None,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
-    chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
-) -> Base:
+def create_base(parts: EngineParts, name: str, settings: BaseSettings) -> Base:
     name = _check_name(name)
+    embedding_model = settings.get("embedding_model")
+    rerank_model = settings.get("rerank_model")
+    document_count = settings.get("document_count", DEFAULT_DOCUMENT_COUNT)
+    threshold = settings.get("threshold")
+    chunk_size = settings.get("chunk_size", DEFAULT_CHUNK_SIZE)
+    chunk_overlap = settings.get("chunk_overlap", DEFAULT_CHUNK_OVERLAP)
     _check_settings(document_count, threshold, chunk_size, chunk_overlap)
     # Slow provider checks happen before anything is written, so a failure leaves nothing.
     dimensions = probe_dimensions(parts, embedding_model) if embedding_model else None
@@ -134,31 +132,18 @@ def create_base(
     return base
 
 
-# Settings that change without touching indexed content; the embedding model is not one of
-# them (changing it means rebuild_from_copies).
-UNCHANGED: Any = object()
-
-
-def update_base(
-    parts: EngineParts,
-    base_id: str,
-    *,
-    name: str = UNCHANGED,
-    rerank_model: str | None = UNCHANGED,
-    document_count: int = UNCHANGED,
-    threshold: float | None = UNCHANGED,
-    chunk_size: int = UNCHANGED,
-    chunk_overlap: int = UNCHANGED,
-) -> Base:
+def update_base(parts: EngineParts, base_id: str, changes: BaseChanges) -> Base:
     """Rename a base or change its retrieval settings; chunking changes apply to new content."""
     base = parts.catalog.require_base(base_id)
     merged: dict[str, Any] = {
-        "name": base.name if name is UNCHANGED else _check_name(name),
-        "rerank_model": base.rerank_model if rerank_model is UNCHANGED else (rerank_model or None),
-        "document_count": base.document_count if document_count is UNCHANGED else document_count,
-        "threshold": base.threshold if threshold is UNCHANGED else threshold,
-        "chunk_size": base.chunk_size if chunk_size is UNCHANGED else chunk_size,
-        "chunk_overlap": base.chunk_overlap if chunk_overlap is UNCHANGED else chunk_overlap,
+        "name": _check_name(changes["name"]) if "name" in changes else base.name,
+        "rerank_model": (changes["rerank_model"] or None)
+        if "rerank_model" in changes
+        else base.rerank_model,
+        "document_count": changes.get("document_count", base.document_count),
+        "threshold": changes.get("threshold", base.threshold),
+        "chunk_size": changes.get("chunk_size", base.chunk_size),
+        "chunk_overlap": changes.get("chunk_overlap", base.chunk_overlap),
     }
     _check_settings(
         merged["document_count"], merged["threshold"], merged["chunk_size"], merged["chunk_overlap"]

@@ -11,6 +11,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future
 from pathlib import Path
+from typing import Unpack
 
 import apsw
 
@@ -34,11 +35,10 @@ from app.knowledge.pipeline.store.index_store import (
 from app.knowledge.pipeline.store.registry import StoreRegistry
 from app.knowledge.provider_errors import provider_failure
 from app.knowledge.types import (
-    DEFAULT_CHUNK_OVERLAP,
-    DEFAULT_CHUNK_SIZE,
-    DEFAULT_DOCUMENT_COUNT,
     AddReport,
     Base,
+    BaseChanges,
+    BaseSettings,
     ErrorCode,
     Item,
     ItemStatus,
@@ -125,53 +125,16 @@ class KnowledgeService:
 
     # -- bases -------------------------------------------------------------------------
 
-    def create_base(
-        self,
-        name: str,
-        *,
-        embedding_model: str | None = None,
-        rerank_model: str | None = None,
-        document_count: int = DEFAULT_DOCUMENT_COUNT,
-        threshold: float | None = None,
-        chunk_size: int = DEFAULT_CHUNK_SIZE,
-        chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
-    ) -> Base:
+    def create_base(self, name: str, **settings: Unpack[BaseSettings]) -> Base:
+        """A new base; settings left out take their defaults (types.BaseSettings)."""
         self._require_writable()
-        return admin.create_base(
-            self.parts,
-            name,
-            embedding_model=embedding_model,
-            rerank_model=rerank_model,
-            document_count=document_count,
-            threshold=threshold,
-            chunk_size=chunk_size,
-            chunk_overlap=chunk_overlap,
-        )
+        return admin.create_base(self.parts, name, settings)
 
-    def update_base(
-        self,
-        base_id: str,
-        *,
-        name: str = admin.UNCHANGED,
-        rerank_model: str | None = admin.UNCHANGED,
-        document_count: int = admin.UNCHANGED,
-        threshold: float | None = admin.UNCHANGED,
-        chunk_size: int = admin.UNCHANGED,
-        chunk_overlap: int = admin.UNCHANGED,
-    ) -> Base:
+    def update_base(self, base_id: str, **changes: Unpack[BaseChanges]) -> Base:
         """Rename or change retrieval settings; arguments left out keep their values.
         The embedding model changes through restore_base / enable_embedding instead."""
         self._require_writable()
-        return admin.update_base(
-            self.parts,
-            base_id,
-            name=name,
-            rerank_model=rerank_model,
-            document_count=document_count,
-            threshold=threshold,
-            chunk_size=chunk_size,
-            chunk_overlap=chunk_overlap,
-        )
+        return admin.update_base(self.parts, base_id, changes)
 
     def delete_base(self, base_id: str) -> None:
         self._require_writable()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypedDict
 
 
 class BaseStatus(StrEnum):
@@ -297,3 +297,26 @@ class StoredChunk:
     page: int | None
     relative_path: str
     title: str
+
+
+class BaseSettings(TypedDict, total=False):
+    """A new base's models and retrieval settings; what is left out takes its default."""
+
+    embedding_model: str | None
+    rerank_model: str | None
+    document_count: int
+    threshold: float | None
+    chunk_size: int
+    chunk_overlap: int
+
+
+class BaseChanges(TypedDict, total=False):
+    """Settings to change on a base; what is left out keeps its value. The embedding model
+    is not one of them: changing it means a rebuild (restore_base / enable_embedding)."""
+
+    name: str
+    rerank_model: str | None
+    document_count: int
+    threshold: float | None
+    chunk_size: int
+    chunk_overlap: int
