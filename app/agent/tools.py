@@ -457,7 +457,11 @@ class ConceptTools:
                 # Work queued again (a retry came due, a dead writer's deletion resumed).
                 self._jobs.request()
             elif now - recovered_at >= SETTLE_RECOVER_EVERY:
-                self._service.recover()
+                # Recovery takes the catalog's write lock for every base: run it only when a
+                # writer of this base died (or left work with no job), not on every check.
+                activity = self._service.activity(base_id)
+                if activity.dead_owners or activity.jobless:
+                    self._service.recover()
                 recovered_at = now
             time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
             pause = min(pause * 2, SETTLE_POLL_MAX)

@@ -125,7 +125,6 @@ class ExtractionPool:
         self._workers = workers or default_workers()
         self._memory_limit = memory_limit
         self._pool: cf.ProcessPoolExecutor | None = None
-        self._inline: InlineExtraction | None = None
         self._lock = threading.Lock()
 
     def _executor(self) -> cf.ProcessPoolExecutor:
