@@ -37,7 +37,7 @@ from app.knowledge.pipeline.readers.errors import ReaderError
 from app.knowledge.pipeline.sources.snapshot import page_document
 from app.knowledge.pipeline.sources.web import FetchCancelled, FetchError, fetch_url
 from app.knowledge.pipeline.store.index_store import ChunkRecord, DimensionMismatchError
-from app.knowledge.pipeline.store.vector_index import FloatMatrix
+from app.knowledge.pipeline.store.vector_codes import FloatMatrix
 from app.knowledge.pipeline.text_extraction import (
     ExtractedFile,
     ExtractFailure,

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.knowledge.pipeline.store.vector_index import FloatMatrix
+from app.knowledge.pipeline.store.vector_codes import FloatMatrix
 
 HASH_BYTES = 32  # text_hash: 32 hex characters
 

@@ -22,7 +22,10 @@ import numpy.typing as npt
 
 from app.knowledge import db
 from app.knowledge.pipeline.indexing.tokenize import index_text
-from app.knowledge.pipeline.store.vector_index import FloatMatrix, VectorIndex
+from app.knowledge.pipeline.store import vector_blocks
+from app.knowledge.pipeline.store.memory_budget import MemoryBudget
+from app.knowledge.pipeline.store.vector_codes import FloatMatrix
+from app.knowledge.pipeline.store.vector_tier import TierStats, VectorTier
 from app.knowledge.types import StoredChunk
 
 log = logging.getLogger(__name__)
@@ -77,7 +80,30 @@ def _v1(conn: apsw.Connection) -> None:
     conn.execute(FTS_TABLE_SQL)
 
 
-MIGRATIONS: list[db.Migration] = [_v1]
+def _v2(conn: apsw.Connection) -> None:
+    """sqlite-vec's vec0 table becomes plain float rows plus code blocks (vector_blocks).
+
+    vec0 answers a lookup by rowid with a scan (0.5 s for 500 rows at 1M vectors), too slow
+    to rescore candidates; a plain table answers it from its B-tree in about 2 ms.
+    """
+    row = conn.execute("SELECT value FROM meta WHERE key = 'dimensions'").fetchone()
+    if row is None:
+        return
+    conn.execute("CREATE TABLE vectors_v1_rows (id INTEGER PRIMARY KEY, embedding BLOB NOT NULL)")
+    conn.execute("INSERT INTO vectors_v1_rows SELECT rowid, embedding FROM vectors")
+    conn.execute("DROP TABLE vectors")
+    vector_blocks.create(conn)
+    conn.execute("INSERT INTO vectors (id, embedding) SELECT id, embedding FROM vectors_v1_rows")
+    conn.execute("DROP TABLE vectors_v1_rows")
+    epoch = conn.execute(
+        "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_epoch' "
+        "RETURNING value"
+    ).fetchone()
+    assert epoch is not None, "the meta table always holds vector_epoch"
+    vector_blocks.rebuild(conn, int(row[0]), int(epoch[0]))
+
+
+MIGRATIONS: list[db.Migration] = [_v1, _v2]
 
 
 class DimensionMismatchError(ValueError):
@@ -149,7 +175,14 @@ def file_identity(path: Path) -> FileIdentity | None:
 
 
 class IndexStore:
-    def __init__(self, path: Path, *, create: bool = True, read_only: bool = False) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        create: bool = True,
+        read_only: bool = False,
+        budget: MemoryBudget | None = None,
+    ) -> None:
         self.path = path
         self.read_only = read_only
         if create and not read_only:
@@ -164,8 +197,11 @@ class IndexStore:
         # Thread id -> (identity of the file the connection opened, connection).
         self._readers: dict[int, tuple[FileIdentity | None, apsw.Connection]] = {}
         self._readers_lock = threading.Lock()
-        self._vectors: VectorIndex | None = None
-        self._vectors_lock = threading.Lock()
+        self._tier: VectorTier | None = None
+        self._tier_lock = threading.Lock()
+        self._budget = budget if budget is not None else MemoryBudget()
+        # Full loads and incremental refreshes of the searchable view, for tests and benches.
+        self.vector_stats = TierStats()
         self._closed = False
 
     # -- connections -------------------------------------------------------------------
@@ -182,7 +218,7 @@ class IndexStore:
             # Restore swapped a fresh file in: this connection still reads the old one.
             log.info("index %s was replaced; reopening", self.path)
             entry[1].close()
-            self._forget_vector_mirror()
+            self._release_tier()
         conn = self._connect(create=False)
         with self._readers_lock:
             self._readers[ident] = (file_identity(self.path), conn)
@@ -200,7 +236,7 @@ class IndexStore:
         self._writer.close()
         self._writer = self._connect(create=False)
         self._identity = file_identity(self.path)
-        self._forget_vector_mirror()
+        self._release_tier()
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
@@ -240,6 +276,7 @@ class IndexStore:
                 conn.close()
             self._readers.clear()
             self._writer.close()
+        self._release_tier()
 
     # -- meta and dimensions -----------------------------------------------------------
 
@@ -262,15 +299,14 @@ class IndexStore:
                         f"this base stores {current}-dimensional vectors, got {dimensions}"
                     )
                 return
+            vector_blocks.create(self._writer)
             self._writer.execute(
-                f"CREATE VIRTUAL TABLE vectors USING vec0("
-                f"embedding float[{int(dimensions)}] distance_metric=cosine)"
+                "INSERT INTO meta VALUES ('dimensions', ?)", (str(int(dimensions)),)
             )
-            self._writer.execute("INSERT INTO meta VALUES ('dimensions', ?)", (str(dimensions),))
 
     def seed_epoch(self) -> None:
-        """Start the vector epoch at a random value: an in-memory vector mirror of a file
-        this one replaces can then never match its epoch by chance."""
+        """Start the vector epoch at a random value: a searchable view of a file this one
+        replaces can then never match its epoch by chance."""
         with self._writing():
             self._writer.execute(
                 "UPDATE meta SET value = ? WHERE key = 'vector_epoch'",
@@ -280,11 +316,10 @@ class IndexStore:
     def drop_vectors(self) -> None:
         """Remove every vector (the base's embedding model changes)."""
         with self._writing():
-            self._writer.execute("DROP TABLE IF EXISTS vectors")
+            vector_blocks.drop(self._writer)
             self._writer.execute("DELETE FROM meta WHERE key = 'dimensions'")
             self._bump_epoch()
-        with self._vectors_lock:
-            self._vectors = None
+        self._release_tier()
 
     def _bump_epoch(self) -> int:
         row = self._writer.execute(
@@ -312,67 +347,51 @@ class IndexStore:
         of its texts is built, so a material's size does not set the memory it needs.
         """
         title_tokens = index_text(title)
-        with self._write_lock:
-            with self._writing():
-                # Read under the write lock: another process may have written meanwhile.
-                epoch_before = int(self._meta(self._writer, "vector_epoch") or 0)
-                removed = self._delete_material_rows(item_id)
+        with self._write_lock, self._writing():
+            self._delete_material_rows(item_id)
+            self._writer.execute(
+                "INSERT INTO materials (item_id, relative_path, title, char_count, content_hash) "
+                "VALUES (?,?,?,?,?)",
+                (item_id, relative_path, title, char_count, content_hash),
+            )
+            material_id = self._writer.last_insert_rowid()
+            chunk_ids: list[int] = []
+            for seq, chunk in enumerate(chunks):
                 self._writer.execute(
-                    "INSERT INTO materials (item_id, relative_path, title, char_count, content_hash) "
-                    "VALUES (?,?,?,?,?)",
-                    (item_id, relative_path, title, char_count, content_hash),
+                    "INSERT INTO chunks (material_id, item_id, seq, char_start, char_end, "
+                    "token_count, text, text_hash, page) VALUES (?,?,?,?,?,?,?,?,?)",
+                    (
+                        material_id,
+                        item_id,
+                        seq,
+                        chunk.start,
+                        chunk.end,
+                        chunk.token_count,
+                        chunk.text,
+                        chunk.text_hash,
+                        chunk.page,
+                    ),
                 )
-                material_id = self._writer.last_insert_rowid()
-                chunk_ids: list[int] = []
-                for seq, chunk in enumerate(chunks):
-                    self._writer.execute(
-                        "INSERT INTO chunks (material_id, item_id, seq, char_start, char_end, "
-                        "token_count, text, text_hash, page) VALUES (?,?,?,?,?,?,?,?,?)",
-                        (
-                            material_id,
-                            item_id,
-                            seq,
-                            chunk.start,
-                            chunk.end,
-                            chunk.token_count,
-                            chunk.text,
-                            chunk.text_hash,
-                            chunk.page,
-                        ),
-                    )
-                    chunk_id = self._writer.last_insert_rowid()
-                    chunk_ids.append(chunk_id)
-                    self._writer.execute(
-                        "INSERT INTO chunks_fts (rowid, body, title) VALUES (?,?,?)",
-                        (chunk_id, index_text(chunk.text), title_tokens),
-                    )
-                if vectors is not None and len(vectors) != len(chunk_ids):
-                    raise ValueError("one vector per chunk is required")
-                if vectors is not None and len(chunk_ids):
-                    self._check_dimensions(vectors.shape[1])
-                    self._writer.executemany(
-                        "INSERT INTO vectors (rowid, embedding) VALUES (?, ?)",
-                        (
-                            (cid, np.ascontiguousarray(vec, dtype=np.float32).tobytes())
-                            for cid, vec in zip(chunk_ids, vectors, strict=True)
-                        ),
-                    )
-                epoch = self._bump_epoch() if (removed or vectors is not None) else epoch_before
-            self._mirror(epoch_before, epoch, removed, chunk_ids, vectors)
+                chunk_id = self._writer.last_insert_rowid()
+                chunk_ids.append(chunk_id)
+                self._writer.execute(
+                    "INSERT INTO chunks_fts (rowid, body, title) VALUES (?,?,?)",
+                    (chunk_id, index_text(chunk.text), title_tokens),
+                )
+            if vectors is not None and len(vectors) != len(chunk_ids):
+                raise ValueError("one vector per chunk is required")
+            if vectors is not None and len(chunk_ids):
+                dimensions = self._check_dimensions(vectors.shape[1])
+                vector_blocks.add(self._writer, chunk_ids, vectors, dimensions, self._bump_epoch())
         return chunk_ids
 
     def delete_material(self, item_id: str) -> int:
         """Remove an item's material, chunks, FTS rows and vectors; returns chunks removed."""
-        with self._write_lock:
-            with self._writing():
-                # Read under the write lock: another process may have written meanwhile.
-                epoch_before = int(self._meta(self._writer, "vector_epoch") or 0)
-                removed = self._delete_material_rows(item_id)
-                epoch = self._bump_epoch() if removed else epoch_before
-            self._mirror(epoch_before, epoch, removed, [], None)
+        with self._write_lock, self._writing():
+            removed = self._delete_material_rows(item_id)
         return len(removed)
 
-    def _check_dimensions(self, got: int) -> None:
+    def _check_dimensions(self, got: int) -> int:
         current = self._meta(self._writer, "dimensions")
         if current is None:
             raise DimensionMismatchError("this base has no vector table; call ensure_vectors first")
@@ -380,6 +399,7 @@ class IndexStore:
             raise DimensionMismatchError(
                 f"the embedding model returned {got}-dimensional vectors; this base stores {current}"
             )
+        return got
 
     def _has_vector_table(self, conn: apsw.Connection) -> bool:
         return self._meta(conn, "dimensions") is not None
@@ -390,36 +410,19 @@ class IndexStore:
             for r in self._writer.execute("SELECT id FROM chunks WHERE item_id = ?", (item_id,))
         ]
         if ids:
-            with_vectors = self._has_vector_table(self._writer)
             for chunk_id in ids:
                 self._writer.execute("DELETE FROM chunks_fts WHERE rowid = ?", (chunk_id,))
-                if with_vectors:
-                    self._writer.execute("DELETE FROM vectors WHERE rowid = ?", (chunk_id,))
+            self._remove_vectors(ids)
             self._writer.execute("DELETE FROM chunks WHERE item_id = ?", (item_id,))
         self._writer.execute("DELETE FROM materials WHERE item_id = ?", (item_id,))
         return ids
 
-    def _mirror(
-        self,
-        epoch_before: int,
-        epoch: int,
-        removed: list[int],
-        added: list[int],
-        vectors: FloatMatrix | None,
-    ) -> None:
-        """Apply a committed write to the in-memory vector index, or drop it if stale."""
-        with self._vectors_lock:
-            index = self._vectors
-            if index is None or epoch == epoch_before:
-                return
-            if index.epoch != epoch_before:
-                # Another process wrote since we loaded: reload lazily on the next search.
-                self._vectors = None
-                return
-            index.remove(removed)
-            if vectors is not None:
-                index.add(added, vectors)
-            index.epoch = epoch
+    def _remove_vectors(self, chunk_ids: list[int]) -> int:
+        """Delete these chunks' vectors and codes (inside the caller's write transaction)."""
+        dims = self._meta(self._writer, "dimensions")
+        if dims is None or not chunk_ids:
+            return 0
+        return vector_blocks.remove(self._writer, chunk_ids, int(dims), self._bump_epoch())
 
     # -- reads -------------------------------------------------------------------------
 
@@ -493,46 +496,40 @@ class IndexStore:
         return [(int(r[0]), float(r[1])) for r in rows]
 
     def vector_search(self, query: npt.NDArray[np.float32], limit: int) -> list[tuple[int, float]]:
-        """(chunk id, cosine similarity), exact, best first."""
-        index = self._vector_index()
-        if index is None:
-            return []
-        if query.shape[-1] != index.dimensions:
-            raise DimensionMismatchError(
-                f"query vector has {query.shape[-1]} dimensions; this base stores {index.dimensions}"
-            )
-        return index.search(query, limit)
-
-    def _vector_index(self) -> VectorIndex | None:
+        """(chunk id, cosine similarity), best first: exact on small bases, Hamming-ranked
+        candidates rescored exactly on large ones (vector_tier)."""
         conn = self._reader()
-        dims = self._meta(conn, "dimensions")
-        if dims is None:
-            return None
-        epoch = int(self._meta(conn, "vector_epoch") or 0)
-        with self._vectors_lock:
-            if self._vectors is not None and self._vectors.epoch == epoch:
-                return self._vectors
-            self._vectors = self._load_vectors(conn, int(dims), epoch)
-            return self._vectors
+        with conn:  # one read snapshot: the epoch, the blocks and the floats agree
+            dims = self._meta(conn, "dimensions")
+            if dims is None:
+                return []
+            if query.shape[-1] != int(dims):
+                raise DimensionMismatchError(
+                    f"query vector has {query.shape[-1]} dimensions; this base stores {dims}"
+                )
+            epoch = int(self._meta(conn, "vector_epoch") or 0)
+            tier = self._current_tier(int(dims))
+            tier.refresh(conn, epoch)
+            hits = tier.search(conn, query, limit)
+        self._budget.charge(self, tier.resident_bytes(), self._release_tier)
+        return hits
 
-    def _load_vectors(self, conn: apsw.Connection, dims: int, epoch: int) -> VectorIndex:
-        index = VectorIndex(dims, epoch)
-        batch_ids: list[int] = []
-        batch: list[bytes] = []
-        with conn:  # one read snapshot: the epoch and the rows agree
-            for chunk_id, blob in conn.execute("SELECT rowid, embedding FROM vectors"):
-                batch_ids.append(int(chunk_id))
-                batch.append(blob)
-                if len(batch) >= 8192:
-                    index.add(batch_ids, self._to_matrix(batch, dims))
-                    batch_ids, batch = [], []
-            if batch:
-                index.add(batch_ids, self._to_matrix(batch, dims))
-        return index
+    def _current_tier(self, dimensions: int) -> VectorTier:
+        with self._tier_lock:
+            if self._tier is None or self._tier.dimensions != dimensions:
+                self._tier = VectorTier(dimensions, self.vector_stats)
+            return self._tier
 
-    @staticmethod
-    def _to_matrix(blobs: list[bytes], dims: int) -> FloatMatrix:
-        return np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), dims)
+    def _release_tier(self) -> None:
+        """Drop the searchable view (memory budget, restore, model change); the next
+        search loads it again."""
+        with self._tier_lock:
+            self._tier = None
+        self._budget.forget(self)
+
+    def vector_memory_bytes(self) -> int:
+        with self._tier_lock:
+            return 0 if self._tier is None else self._tier.resident_bytes()
 
     def chunks(self, chunk_ids: Iterable[int]) -> dict[int, StoredChunk]:
         ids = list(dict.fromkeys(chunk_ids))
@@ -615,16 +612,11 @@ class IndexStore:
         ids = sorted(set(chunk_ids))
         if not ids:
             return 0
-        with self._write_lock:
-            with self._writing():
-                with_vectors = self._has_vector_table(self._writer)
-                for chunk_id in ids:
-                    self._writer.execute("DELETE FROM chunks_fts WHERE rowid = ?", (chunk_id,))
-                    if with_vectors:
-                        self._writer.execute("DELETE FROM vectors WHERE rowid = ?", (chunk_id,))
-                    self._writer.execute("DELETE FROM chunks WHERE id = ?", (chunk_id,))
-                self._bump_epoch()
-            self._forget_vector_mirror()
+        with self._write_lock, self._writing():
+            for chunk_id in ids:
+                self._writer.execute("DELETE FROM chunks_fts WHERE rowid = ?", (chunk_id,))
+                self._writer.execute("DELETE FROM chunks WHERE id = ?", (chunk_id,))
+            self._remove_vectors(ids)
         return len(ids)
 
     def delete_vector_rows(self, rowids: Iterable[int]) -> int:
@@ -632,15 +624,26 @@ class IndexStore:
         ids = sorted(set(rowids))
         if not ids:
             return 0
-        with self._write_lock:
-            with self._writing():
-                if not self._has_vector_table(self._writer):
-                    return 0
-                for rowid in ids:
-                    self._writer.execute("DELETE FROM vectors WHERE rowid = ?", (rowid,))
-                self._bump_epoch()
-            self._forget_vector_mirror()
-        return len(ids)
+        with self._write_lock, self._writing():
+            removed = self._remove_vectors(ids)
+        return removed
+
+    def vector_block_problems(self) -> list[str]:
+        """How the code blocks disagree with the stored vectors ([] when they agree)."""
+        conn = self._reader()
+        with conn:
+            dims = self._meta(conn, "dimensions")
+            problems = [] if dims is None else vector_blocks.mismatches(conn, int(dims))
+        return problems
+
+    def rebuild_vector_blocks(self) -> int:
+        """Write the code blocks again from the stored vectors; returns vectors placed."""
+        placed = 0
+        with self._write_lock, self._writing():
+            dims = self._meta(self._writer, "dimensions")
+            if dims is not None:
+                placed = vector_blocks.rebuild(self._writer, int(dims), self._bump_epoch())
+        return placed
 
     def rebuild_fts(self) -> int:
         """Rewrite the whole full-text index from the chunk rows (as rebuild_material writes
@@ -668,11 +671,6 @@ class IndexStore:
                 )
                 written += 1
         return written
-
-    def _forget_vector_mirror(self) -> None:
-        """Drop the in-memory vector index; the next search reloads it from the table."""
-        with self._vectors_lock:
-            self._vectors = None
 
 
 # -- restore: a fresh file swapped in ------------------------------------------------------

@@ -1,4 +1,5 @@
-"""One open IndexStore per base, shared by every caller in the process."""
+"""One open IndexStore per base, shared by every caller in the process, and one memory
+budget for all their searchable vector views."""
 
 from __future__ import annotations
 
@@ -7,13 +8,22 @@ from collections.abc import Callable
 from pathlib import Path
 
 from app.knowledge.pipeline.store.index_store import IndexStore, build_fresh, index_path, swap_in
+from app.knowledge.pipeline.store.memory_budget import MemoryBudget
 
 
 class StoreRegistry:
-    def __init__(self, base_dir: Callable[[str], Path], *, read_only: bool = False) -> None:
+    def __init__(
+        self,
+        base_dir: Callable[[str], Path],
+        *,
+        read_only: bool = False,
+        budget: MemoryBudget | None = None,
+    ) -> None:
         self._base_dir = base_dir
         # A read-only data folder: stores open read-only and none is ever created.
         self.read_only = read_only
+        # One budget for every base's searchable vectors in this registry.
+        self.budget = budget if budget is not None else MemoryBudget()
         self._stores: dict[str, IndexStore] = {}
         self._lock = threading.Lock()
 
@@ -29,7 +39,10 @@ class StoreRegistry:
                 if not base_dir.is_dir():
                     raise FileNotFoundError(f"the folder of knowledge base {base_id} is gone")
                 store = IndexStore(
-                    index_path(base_dir), create=not self.read_only, read_only=self.read_only
+                    index_path(base_dir),
+                    create=not self.read_only,
+                    read_only=self.read_only,
+                    budget=self.budget,
                 )
                 self._stores[base_id] = store
             return store
@@ -43,7 +56,7 @@ class StoreRegistry:
             path = index_path(self._base_dir(base_id))
             if not path.is_file():
                 return None
-            store = IndexStore(path, create=False, read_only=self.read_only)
+            store = IndexStore(path, create=False, read_only=self.read_only, budget=self.budget)
             self._stores[base_id] = store
             return store
 
