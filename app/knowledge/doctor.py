@@ -79,6 +79,7 @@ class Code(StrEnum):
     ORPHAN_MATERIAL = "ORPHAN_MATERIAL"  # material of an item missing or in another base
     ORPHAN_CHUNK = "ORPHAN_CHUNK"  # chunk without its material, or of a missing item
     ORPHAN_VECTOR = "ORPHAN_VECTOR"  # vector whose chunk is gone
+    VECTOR_CODES_MISMATCH = "VECTOR_CODES_MISMATCH"  # code blocks disagree with the vectors
     ORPHAN_FILE = "ORPHAN_FILE"  # file under raw/ that no item owns
     ORPHAN_JOB = "ORPHAN_JOB"  # job of a base that no longer exists
     STALE_RUNNING_ITEM = "STALE_RUNNING_ITEM"  # preparing/processing with no live job
@@ -359,6 +360,7 @@ class _Findings:
     orphan_chunk_ids: list[int] = field(default_factory=list)
     orphan_vector_ids: list[int] = field(default_factory=list)
     rebuild_fts: bool = False
+    rebuild_vector_codes: bool = False
     orphan_files: list[str] = field(default_factory=list)
     damaged_items: dict[str, Code] = field(default_factory=dict)
     chunk_counts: dict[str, int] = field(default_factory=dict)
@@ -470,6 +472,7 @@ def _index_snapshot(parts: EngineParts, base: Base, found: _Findings) -> IndexSn
             return None
         snapshot = store.integrity_snapshot()
         fts_errors = store.fts_integrity_check()
+        code_errors = store.vector_block_problems()
     except apsw.Error as exc:
         _index_corrupt(found, base, f"the index cannot be read: {exc}")
         return None
@@ -478,6 +481,14 @@ def _index_snapshot(parts: EngineParts, base: Base, found: _Findings) -> IndexSn
         found.rebuild_fts = True
         found.add(
             Code.FTS_CORRUPT, base.id, None, f"full-text index check failed: {_first(fts_errors)}"
+        )
+    if code_errors:
+        found.rebuild_vector_codes = True
+        found.add(
+            Code.VECTOR_CODES_MISMATCH,
+            base.id,
+            None,
+            f"the search codes disagree with the stored vectors: {'; '.join(code_errors)}",
         )
     return snapshot
 
@@ -777,6 +788,16 @@ def _repair_index(
         removed = store.delete_vector_rows(found.orphan_vector_ids)
         repairs.append(
             Repair(Code.ORPHAN_VECTOR, base.id, None, f"removed {removed} orphan vector(s)")
+        )
+    if found.rebuild_vector_codes:
+        placed = store.rebuild_vector_blocks()
+        repairs.append(
+            Repair(
+                Code.VECTOR_CODES_MISMATCH,
+                base.id,
+                None,
+                f"rebuilt the search codes of {placed} vector(s)",
+            )
         )
     if found.rebuild_fts:
         written = store.rebuild_fts()

@@ -141,6 +141,8 @@ def test_damage_is_reported_by_code_and_repaired(svc: KnowledgeService, tmp_path
         Code.CHUNK_COUNT_MISMATCH: {roles["miscounted"].id},
         Code.ORPHAN_MATERIAL: {"ghost-item"},
         Code.ORPHAN_VECTOR: {None},
+        # rows deleted and inserted behind the store's back leave its search codes stale
+        Code.VECTOR_CODES_MISMATCH: {None},
         Code.ORPHAN_FILE: {None},
     }
     orphans = sorted(p.detail for p in report.problems if p.code is Code.ORPHAN_FILE)
@@ -159,6 +161,7 @@ def test_damage_is_reported_by_code_and_repaired(svc: KnowledgeService, tmp_path
         Code.STALE_DELETING_ITEM,
         Code.ORPHAN_MATERIAL,
         Code.ORPHAN_VECTOR,
+        Code.VECTOR_CODES_MISMATCH,
         Code.FTS_MISMATCH,
         Code.ORPHAN_FILE,
         Code.MISSING_MATERIAL_FILE,
@@ -289,6 +292,7 @@ def test_cli_doctor_reports_and_repairs(tmp_path: Path) -> None:
         "CHUNK_COUNT_MISMATCH",
         "ORPHAN_MATERIAL",
         "ORPHAN_VECTOR",
+        "VECTOR_CODES_MISMATCH",
         "ORPHAN_FILE",
     }
     assert set(problems[0]) == {"code", "baseId", "itemId", "detail", "repairable"}
@@ -296,7 +300,7 @@ def test_cli_doctor_reports_and_repairs(tmp_path: Path) -> None:
     repaired = _trove(home, "doctor", "kb", "--repair")
     assert repaired.returncode == 0, repaired.stdout + repaired.stderr
     out = repaired.stdout
-    assert "checked 1 knowledge base(s): 12 problem(s)" in out
+    assert "checked 1 knowledge base(s): 13 problem(s)" in out
     assert f"STALE_RUNNING_ITEM (base {base_id} item {roles['stale'].id}; repairable)" in out
     assert "repaired ORPHAN_FILE" in out and "deleted raw/stray.txt" in out
     assert out.rstrip().endswith("after repair: 0 problem(s)")

@@ -17,6 +17,7 @@ budget). `stats` counts both, so tests can tell them apart.
 
 from __future__ import annotations
 
+import heapq
 import threading
 from dataclasses import dataclass
 from functools import cache
@@ -87,7 +88,7 @@ class VectorTier:
         self._lock = threading.Lock()
         self._slot_of: dict[int, int] = {}  # block number -> slot
         self._version: dict[int, int] = {}  # block number -> version held
-        self._free: list[int] = []
+        self._free: list[int] = []  # a heap: the lowest free slot is reused first
         self._columns: CodeWords = np.zeros((self._words, 0), dtype=np.uint64)
         self._ids = np.full(0, -1, dtype=np.int64)
         self._penalty = np.zeros(0, dtype=np.uint16)
@@ -128,7 +129,7 @@ class VectorTier:
     def _place(self, block: Block, version: int) -> None:
         slot = self._slot_of.get(block.number)
         if slot is None:
-            slot = self._free.pop() if self._free else self._grow()
+            slot = heapq.heappop(self._free) if self._free else self._grow()
             self._slot_of[block.number] = slot
         else:
             self._live -= int(np.count_nonzero(self._slot_ids(slot) >= 0))
@@ -152,7 +153,7 @@ class VectorTier:
         self._penalty[start : start + BLOCK_ROWS] = _EMPTY
         if self._floats is not None:
             self._floats[start : start + BLOCK_ROWS] = 0.0
-        self._free.append(slot)
+        heapq.heappush(self._free, slot)
 
     def _slot_ids(self, slot: int) -> npt.NDArray[np.int64]:
         return self._ids[slot * BLOCK_ROWS : (slot + 1) * BLOCK_ROWS]
@@ -173,7 +174,8 @@ class VectorTier:
             floats[: len(self._floats)] = self._floats
             self._floats = floats
         self._columns, self._ids, self._penalty = columns, ids, penalty
-        self._free.extend(range(slots - 1, used, -1))
+        for spare in range(used + 1, slots):
+            heapq.heappush(self._free, spare)
         return used
 
     def _update_exact(self, conn: apsw.Connection, changed: list[int]) -> None:
@@ -222,19 +224,26 @@ class VectorTier:
             candidates = self._candidates(q, limit)
         return self._rescore(conn, candidates, q, limit)
 
+    def _used_rows(self) -> int:
+        """Rows up to the highest slot in use: slots are reused lowest first, so the rest
+        of the capacity is empty and need not be scanned."""
+        return (max(self._slot_of.values()) + 1) * BLOCK_ROWS if self._slot_of else 0
+
     def _exact(self, q: npt.NDArray[np.float32], limit: int) -> list[tuple[int, float]]:
         assert self._floats is not None
-        scores = self._floats @ q
-        scores[self._ids < 0] = -np.inf
+        used = self._used_rows()
+        scores = self._floats[:used] @ q
+        scores[self._ids[:used] < 0] = -np.inf
         k = min(limit, self._live)
         top = np.argpartition(-scores, k - 1)[:k]
         order = top[np.argsort(-scores[top], kind="stable")]
         return [(int(self._ids[i]), float(scores[i])) for i in order]
 
     def _candidates(self, q: npt.NDArray[np.float32], limit: int) -> npt.NDArray[np.int64]:
-        distances = np.empty(len(self._ids), dtype=np.uint16)
+        used = self._used_rows()
+        distances = np.empty(used, dtype=np.uint16)
         hamming(self._columns, encode_query(q), distances)
-        np.add(distances, self._penalty, out=distances)
+        np.add(distances, self._penalty[:used], out=distances)
         coarse = min(
             self._live, max(MIN_COARSE_POOL, min(MAX_COARSE_POOL, self._live // COARSE_SHARE))
         )
