@@ -41,9 +41,10 @@ GAUSSIAN = Path(__file__).resolve().parents[1] / "bench" / "data" / "minilm_scif
 def _embedding_like(rng: np.random.Generator, n: int) -> np.ndarray:
     """384-d vectors drawn from the mean and covariance of real MiniLM embeddings."""
     fitted = np.load(GAUSSIAN)
-    x = fitted["mean"].astype(np.float32) + rng.standard_normal((n, 384)).astype(
-        np.float32
-    ) @ fitted["root"].astype(np.float32).T
+    x = (
+        fitted["mean"].astype(np.float32)
+        + rng.standard_normal((n, 384)).astype(np.float32) @ fitted["root"].astype(np.float32).T
+    )
     return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
 
 
@@ -158,7 +159,7 @@ def test_random_writes_keep_blocks_consistent_and_search_exact(tmp_path: Path) -
             vecs = _structured(rng, n, 8)
             name = f"s{step}"
             if items and rng.random() < 0.3:  # reindex an existing item
-                name = list(items)[0]
+                name = next(iter(items))
                 for cid in items.pop(name):
                     vectors.pop(cid)
             ids = store.rebuild_material(name, f"{name}.md", "t", n, _records(n), vecs)

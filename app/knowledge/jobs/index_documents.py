@@ -197,7 +197,9 @@ def _paid_vectors(ctx: JobContext, base: Base, item: Item) -> PaidVectors | None
     if base.embedding_model is None or base.dimensions is None:
         return None
     # acquire() checked this path already.
-    target = path_safety.resolve_below(ctx.parts.layout.raw_dir(item.base_id), material_path(item) or "")
+    target = path_safety.resolve_below(
+        ctx.parts.layout.raw_dir(item.base_id), material_path(item) or ""
+    )
     name = scratch_name(temp_prefix(target), TEMP_SUFFIX, base.embedding_model, base.dimensions)
     return PaidVectors(target.parent / name, base.dimensions)
 
