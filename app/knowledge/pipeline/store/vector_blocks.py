@@ -274,6 +274,14 @@ def read_blocks(
             yield _block(int(number), ids, codes, dimensions), int(version)
 
 
+def all_blocks(conn: apsw.Connection, dimensions: int) -> Iterator[tuple[Block, int]]:
+    """Every block with its version, in one scan (a reader's first load)."""
+    for number, version, ids, codes in conn.execute(
+        "SELECT block, version, ids, codes FROM vector_blocks"
+    ):
+        yield _block(int(number), ids, codes, dimensions), int(version)
+
+
 def block_versions(conn: apsw.Connection) -> dict[int, int]:
     return {int(b): int(v) for b, v in conn.execute("SELECT block, version FROM vector_blocks")}
 

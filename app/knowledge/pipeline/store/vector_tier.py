@@ -116,7 +116,15 @@ class VectorTier:
             for gone in [b for b in self._slot_of if b not in versions]:
                 self._clear(gone)
             changed = [b for b, v in versions.items() if self._version.get(b) != v]
-            for block, version in vector_blocks.read_blocks(conn, changed, self.dimensions):
+            # Room for every block at once: a first load of a million vectors then copies
+            # nothing while it fills.
+            self._reserve(len(self._slot_of) + len(changed) - len(self._free))
+            blocks = (
+                vector_blocks.all_blocks(conn, self.dimensions)
+                if first
+                else vector_blocks.read_blocks(conn, changed, self.dimensions)
+            )
+            for block, version in blocks:
                 self._place(block, version)
             self._stats.blocks_read += len(changed)
             self._update_exact(conn, changed)
@@ -134,12 +142,13 @@ class VectorTier:
         else:
             self._live -= int(np.count_nonzero(self._slot_ids(slot) >= 0))
         start, n = slot * BLOCK_ROWS, len(block.ids)
-        self._ids[start : start + BLOCK_ROWS] = -1
+        end = start + BLOCK_ROWS
+        self._ids[start + n : end] = -1
         self._ids[start : start + n] = block.ids
-        self._penalty[start : start + BLOCK_ROWS] = _EMPTY
+        self._penalty[start + n : end] = _EMPTY
         self._penalty[start : start + n] = 0
         words = block.codes.view(np.uint64).reshape(n, self._words)
-        self._columns[:, start : start + BLOCK_ROWS] = 0
+        self._columns[:, start + n : end] = 0
         self._columns[:, start : start + n] = words.T
         self._version[block.number] = version
         self._live += n
@@ -161,7 +170,15 @@ class VectorTier:
     def _grow(self) -> int:
         """A new slot at the end; capacity doubles so appends cost amortised O(1)."""
         used = len(self._ids) // BLOCK_ROWS
-        slots = max(4, used * 2)
+        self._resize(max(4, used * 2))
+        return heapq.heappop(self._free)
+
+    def _reserve(self, extra_slots: int) -> None:
+        if extra_slots > 0:
+            self._resize(len(self._ids) // BLOCK_ROWS + extra_slots)
+
+    def _resize(self, slots: int) -> None:
+        used = len(self._ids) // BLOCK_ROWS
         rows = slots * BLOCK_ROWS
         columns = np.zeros((self._words, rows), dtype=np.uint64)
         columns[:, : len(self._ids)] = self._columns
@@ -174,9 +191,8 @@ class VectorTier:
             floats[: len(self._floats)] = self._floats
             self._floats = floats
         self._columns, self._ids, self._penalty = columns, ids, penalty
-        for spare in range(used + 1, slots):
+        for spare in range(used, slots):
             heapq.heappush(self._free, spare)
-        return used
 
     def _update_exact(self, conn: apsw.Connection, changed: list[int]) -> None:
         """Hold the float vectors while the base is small; let them go when it grows."""
