@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import heapq
 import threading
+import time
 from dataclasses import dataclass
 from functools import cache
 
@@ -53,6 +54,9 @@ MAX_COARSE_POOL = 16384
 MIN_RESCORE_POOL = 500
 MAX_RESCORE_POOL = 2000
 RESCORE_PER_RESULT = 20
+# Codes live in segments of this many rows, so a growing base adds a segment instead of
+# copying every code (at 1M vectors a doubling copy cost 300 ms and twice the memory).
+SEGMENT_ROWS = 64 * BLOCK_ROWS
 _EMPTY = np.uint16(0x8000)  # added to the distance of an empty slot: never a candidate
 
 
@@ -69,6 +73,7 @@ class TierStats:
     full_loads: int = 0
     refreshes: int = 0
     blocks_read: int = 0
+    last_refresh_ms: float = 0.0  # the latest full load or refresh, reading included
 
 
 def _unit_rows(matrix: FloatMatrix) -> FloatMatrix:
@@ -89,7 +94,7 @@ class VectorTier:
         self._slot_of: dict[int, int] = {}  # block number -> slot
         self._version: dict[int, int] = {}  # block number -> version held
         self._free: list[int] = []  # a heap: the lowest free slot is reused first
-        self._columns: CodeWords = np.zeros((self._words, 0), dtype=np.uint64)
+        self._segments: list[CodeWords] = []
         self._ids = np.full(0, -1, dtype=np.int64)
         self._penalty = np.zeros(0, dtype=np.uint16)
         self._floats: FloatMatrix | None = None
@@ -98,7 +103,7 @@ class VectorTier:
     # -- memory --------------------------------------------------------------------------
 
     def resident_bytes(self) -> int:
-        total = self._columns.nbytes + self._ids.nbytes + self._penalty.nbytes
+        total = sum(seg.nbytes for seg in self._segments) + self._ids.nbytes + self._penalty.nbytes
         return total + (0 if self._floats is None else self._floats.nbytes)
 
     def __len__(self) -> int:
@@ -112,13 +117,14 @@ class VectorTier:
             if self.epoch == epoch:
                 return
             first = self.epoch is None
+            started = time.perf_counter()
             versions = vector_blocks.block_versions(conn)
             for gone in [b for b in self._slot_of if b not in versions]:
                 self._clear(gone)
             changed = [b for b, v in versions.items() if self._version.get(b) != v]
             # Room for every block at once: a first load of a million vectors then copies
-            # nothing while it fills.
-            self._reserve(len(self._slot_of) + len(changed) - len(self._free))
+            # nothing while it fills; later growth doubles (amortised O(1) per block).
+            self._reserve(len(changed) - len(self._free), exact=first)
             blocks = (
                 vector_blocks.all_blocks(conn, self.dimensions)
                 if first
@@ -129,6 +135,7 @@ class VectorTier:
             self._stats.blocks_read += len(changed)
             self._update_exact(conn, changed)
             self.epoch = epoch
+            self._stats.last_refresh_ms = (time.perf_counter() - started) * 1000
             if first:
                 self._stats.full_loads += 1
             else:
@@ -148,8 +155,9 @@ class VectorTier:
         self._penalty[start + n : end] = _EMPTY
         self._penalty[start : start + n] = 0
         words = block.codes.view(np.uint64).reshape(n, self._words)
-        self._columns[:, start + n : end] = 0
-        self._columns[:, start : start + n] = words.T
+        segment, offset = self._segments[start // SEGMENT_ROWS], start % SEGMENT_ROWS
+        segment[:, offset + n : offset + BLOCK_ROWS] = 0
+        segment[:, offset : offset + n] = words.T
         self._version[block.number] = version
         self._live += n
 
@@ -173,15 +181,18 @@ class VectorTier:
         self._resize(max(4, used * 2))
         return heapq.heappop(self._free)
 
-    def _reserve(self, extra_slots: int) -> None:
-        if extra_slots > 0:
-            self._resize(len(self._ids) // BLOCK_ROWS + extra_slots)
+    def _reserve(self, extra_slots: int, *, exact: bool) -> None:
+        if extra_slots <= 0:
+            return
+        slots = len(self._ids) // BLOCK_ROWS
+        needed = slots + extra_slots
+        # A first load leaves an eighth spare, so the appends that follow it do not copy.
+        self._resize(needed + max(4, needed // 8) if exact else max(needed, 2 * slots, 4))
 
     def _resize(self, slots: int) -> None:
         used = len(self._ids) // BLOCK_ROWS
         rows = slots * BLOCK_ROWS
-        columns = np.zeros((self._words, rows), dtype=np.uint64)
-        columns[:, : len(self._ids)] = self._columns
+        self._cover(rows)
         ids = np.full(rows, -1, dtype=np.int64)
         ids[: len(self._ids)] = self._ids
         penalty = np.full(rows, _EMPTY, dtype=np.uint16)
@@ -190,9 +201,26 @@ class VectorTier:
             floats = np.zeros((rows, self.dimensions), dtype=np.float32)
             floats[: len(self._floats)] = self._floats
             self._floats = floats
-        self._columns, self._ids, self._penalty = columns, ids, penalty
+        self._ids, self._penalty = ids, penalty
         for spare in range(used, slots):
             heapq.heappush(self._free, spare)
+
+    def _cover(self, rows: int) -> None:
+        """Code segments for `rows` rows: the first grows by doubling up to a whole
+        segment (small bases stay small), later ones are added whole."""
+        have = sum(seg.shape[1] for seg in self._segments)
+        while have < rows:
+            first = self._segments[0] if self._segments else None
+            if first is None or (len(self._segments) == 1 and first.shape[1] < SEGMENT_ROWS):
+                old = 0 if first is None else first.shape[1]
+                size = min(SEGMENT_ROWS, max(rows, 2 * old, 4 * BLOCK_ROWS))
+                grown = np.zeros((self._words, size), dtype=np.uint64)
+                if first is not None:
+                    grown[:, :old] = first
+                self._segments = [grown]
+            else:
+                self._segments.append(np.zeros((self._words, SEGMENT_ROWS), dtype=np.uint64))
+            have = sum(seg.shape[1] for seg in self._segments)
 
     def _update_exact(self, conn: apsw.Connection, changed: list[int]) -> None:
         """Hold the float vectors while the base is small; let them go when it grows."""
@@ -258,20 +286,35 @@ class VectorTier:
     def _candidates(self, q: npt.NDArray[np.float32], limit: int) -> npt.NDArray[np.int64]:
         used = self._used_rows()
         distances = np.empty(used, dtype=np.uint16)
-        hamming(self._columns, encode_query(q), distances)
+        query_words = encode_query(q)
+        for number, segment in enumerate(self._segments):
+            start = number * SEGMENT_ROWS
+            if start >= used:
+                break
+            hamming(segment, query_words, distances[start : min(used, start + SEGMENT_ROWS)])
         np.add(distances, self._penalty[:used], out=distances)
         coarse = min(
             self._live, max(MIN_COARSE_POOL, min(MAX_COARSE_POOL, self._live // COARSE_SHARE))
         )
         rows = nearest(distances, coarse)
-        rows = rows[self._ids[rows] >= 0]
+        rows = np.sort(rows[self._ids[rows] >= 0])
         rescore = max(MIN_RESCORE_POOL, min(MAX_RESCORE_POOL, RESCORE_PER_RESULT * limit))
         if len(rows) > rescore:
-            code_bytes = np.ascontiguousarray(self._columns[:, rows].T).view(np.uint8)
+            code_bytes = self._gather_codes(rows).view(np.uint8)
             scores = asymmetric(code_bytes, bit_weights(q))
             rows = rows[np.argpartition(-scores, rescore - 1)[:rescore]]
         candidates: npt.NDArray[np.int64] = self._ids[rows]
         return candidates
+
+    def _gather_codes(self, rows: npt.NDArray[np.intp]) -> CodeWords:
+        """Row-major codes of these rows (sorted ascending), picked out of their segments."""
+        out: CodeWords = np.empty((len(rows), self._words), dtype=np.uint64)
+        bounds = np.searchsorted(rows, np.arange(len(self._segments) + 1) * SEGMENT_ROWS)
+        for number, segment in enumerate(self._segments):
+            lo, hi = int(bounds[number]), int(bounds[number + 1])
+            if hi > lo:
+                out[lo:hi] = segment[:, rows[lo:hi] - number * SEGMENT_ROWS].T
+        return out
 
     def _rescore(
         self,
