@@ -187,7 +187,7 @@ class VectorTier:
         slots = len(self._ids) // BLOCK_ROWS
         needed = slots + extra_slots
         # A first load leaves an eighth spare, so the appends that follow it do not copy.
-        self._resize(needed + max(4, needed // 8) if exact else max(needed, 2 * slots, 4))
+        self._resize(needed + needed // 8 if exact else max(needed, 2 * slots, 4))
 
     def _resize(self, slots: int) -> None:
         used = len(self._ids) // BLOCK_ROWS
