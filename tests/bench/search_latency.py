@@ -403,6 +403,7 @@ def run(n_chunks: int, n_queries: int, ref_queries: int, kind: str, seed: int) -
         "foreign_append": {
             "chunks": APPENDED,
             "first_search_ms": measured["refresh_after_append_ms"],
+            "refresh_ms": round(after["last_refresh_ms"], 2),
             "new_chunk_found": measured["append_found_in_first_search"],
             "full_loads": after["full_loads"] - before["full_loads"],
             "incremental_refreshes": after["refreshes"] - before["refreshes"],
