@@ -18,6 +18,9 @@ Candidates (ids are 1..N, rowids where SQLite holds them):
 - `trove_codes_memory_rescore`: the same tier and the same file, but the rescoring reads
   float32 rows from an in-memory array (loaded from the `vectors` table at open, with 1/8
   headroom so an append does not copy it): the former float mirror, kept beside the codes.
+- `trove_codes_memmap_rescore`: the same tier, rescoring from a float32 file beside the
+  SQLite file (np.memmap, row = id - 1; the file is appended before the epoch moves): the
+  codes stay private memory, the floats are shared page cache.
 - `memmap_f32_exact`: an N x 384 float32 file, np.memmap, exact scan (one matrix-vector
   product through BLAS straight over the mapped pages).
 - `memmap_i8_rescore`: the same vectors as int8 with one scale per vector (max |x| / 127),
@@ -230,22 +233,24 @@ class _MemoryRescoreTier(VectorTier):
         self.count = 0
 
     def load_floats(self, conn: apsw.Connection) -> None:
-        """Read the float rows past `count` (all of them at open, appended ones later)."""
-        rows = list(
-            conn.execute(
-                "SELECT id, embedding FROM vectors WHERE id > ? ORDER BY id", (self.count,)
-            )
-        )
-        if not rows:
+        """Read the float rows past `count` (all of them at open, appended ones later), a
+        batch at a time straight into the array, so no copy of the whole set is held."""
+        top = conn.execute("SELECT max(id) FROM vectors").fetchone()[0]
+        need = int(top or 0)  # ids are 1..N here
+        if need <= self.count:
             return
-        need = self.count + len(rows)
         if need > len(self.floats):
             grown = np.zeros((need + need // 8, self.dimensions), dtype=np.float32)
             grown[: self.count] = self.floats[: self.count]
             self.floats = grown
-        block = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
-        self.floats[self.count : need] = block.reshape(len(rows), self.dimensions)
-        self.count = need
+        while self.count < need:
+            rows = conn.execute(
+                "SELECT embedding FROM vectors WHERE id > ? ORDER BY id LIMIT ?",
+                (self.count, vector_blocks.BLOCK_ROWS),
+            ).fetchall()
+            block = np.frombuffer(b"".join(r[0] for r in rows), dtype=np.float32)
+            self.floats[self.count : self.count + len(rows)] = block.reshape(-1, self.dimensions)
+            self.count += len(rows)
 
     def refresh(self, conn: apsw.Connection, epoch: int) -> None:
         if self.epoch != epoch:
@@ -270,6 +275,61 @@ class TroveCodesMemory(TroveCodesSqlite):
 
     def _tier(self) -> VectorTier:
         return _MemoryRescoreTier(DIMS, TierStats())
+
+
+class _MemmapRescoreTier(VectorTier):
+    """VectorTier with the rescoring read from a float32 memmap file (row = id - 1)."""
+
+    def __init__(self, dimensions: int, stats: TierStats, path: Path) -> None:
+        super().__init__(dimensions, stats)
+        self.path = path
+        self.rows = -1
+        self.remap()
+
+    def remap(self) -> None:
+        rows = os.stat(self.path).st_size // (self.dimensions * 4)
+        if rows != self.rows:
+            self.rows = rows
+            self.f32 = np.memmap(self.path, np.float32, "r", shape=(rows, self.dimensions))
+
+    def refresh(self, conn: apsw.Connection, epoch: int) -> None:
+        if self.epoch != epoch:
+            super().refresh(conn, epoch)
+            self.remap()
+
+    def _rescore(
+        self,
+        conn: apsw.Connection,
+        candidates: IdArray,
+        q: FloatMatrix,
+        limit: int,
+    ) -> list[tuple[int, float]]:
+        candidates = np.sort(candidates)  # file order: fewer, more sequential page reads
+        scores = np.asarray(self.f32[candidates - 1] @ q)
+        order = _top(scores, limit)
+        return [(int(candidates[i]), float(scores[i])) for i in order]
+
+
+class TroveCodesMemmap(TroveCodesSqlite):
+    name = "trove_codes_memmap_rescore"
+
+    def prepare(self, folder: Path, corpus: FloatMatrix) -> dict[str, Any]:
+        super().prepare(folder, corpus)
+        np.ascontiguousarray(corpus, dtype=np.float32).tofile(folder / "f32.bin")
+        return {"rescore_from": "f32.bin beside the SQLite file (np.memmap)"}
+
+    def append(self, folder: Path, vectors: FloatMatrix, first_id: int) -> None:
+        # The float file first: once the epoch moves, a reader may rescore the new ids.
+        with open(folder / "f32.bin", "ab") as f:
+            f.write(np.ascontiguousarray(vectors, dtype=np.float32).tobytes())
+        super().append(folder, vectors, first_id)
+
+    def open(self, folder: Path) -> dict[str, Any]:
+        self.folder = folder
+        return super().open(folder)
+
+    def _tier(self) -> VectorTier:
+        return _MemmapRescoreTier(DIMS, TierStats(), self.folder / "f32.bin")
 
 
 class MemmapF32(Candidate):
@@ -521,6 +581,7 @@ ALL: dict[str, type[Candidate]] = {
     for c in (
         TroveCodesSqlite,
         TroveCodesMemory,
+        TroveCodesMemmap,
         MemmapF32,
         MemmapI8,
         UsearchHnsw,
