@@ -63,6 +63,8 @@ Fairness:
   reader re-opens it when the inode changed.
 - The machine has 2 shared cores and other benches may run at the same time: absolute
   timings are noisy; the ratios between candidates of one run are what count.
+  `query_cpu_ms` (the worker's CPU time per search, time.process_time) is less disturbed
+  by other processes than wall time, though not by cache and memory-bandwidth contention.
 
 Prints one JSON line: the run's parameters and a dict per candidate.
 """
@@ -614,11 +616,13 @@ def worker(args: argparse.Namespace) -> None:
     del first
     after_first = _status()
     timings: list[float] = []
+    cpu: list[float] = []
     hits: list[list[int]] = []
     for q in queries:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         got = candidate.search(q, CANDIDATES)
         timings.append((time.perf_counter() - t) * 1000)
+        cpu.append((time.process_time() - c) * 1000)
         hits.append(got[:10])
     after_queries = _status()
     sweep: dict[str, dict[str, Any]] = {}
@@ -651,6 +655,7 @@ def worker(args: argparse.Namespace) -> None:
         "open_ms": round(open_ms, 1),
         "first_query_ms": round(first_ms, 1),
         "timings": timings,
+        "cpu": cpu,
         "hits": hits,
         "ef_sweep": sweep,
         "rss_baseline_mb": {k: round(v, 1) for k, v in base.items()},
@@ -727,6 +732,7 @@ def _measure(
     }
     return {
         "query_ms": {"p50": _p(m["timings"], 50), "p95": _p(m["timings"], 95)},
+        "query_cpu_ms": {"p50": _p(m["cpu"], 50), "p95": _p(m["cpu"], 95)},
         "recall_at_10": _recall(m["hits"], truth),
         "rss_added_mb": rss,
         "rss_added_detail_mb": m["rss_added_mb"],
