@@ -95,12 +95,17 @@ def _v2(conn: apsw.Connection) -> None:
     vector_blocks.create(conn)
     conn.execute("INSERT INTO vectors (id, embedding) SELECT id, embedding FROM vectors_v1_rows")
     conn.execute("DROP TABLE vectors_v1_rows")
-    epoch = conn.execute(
+    vector_blocks.rebuild(conn, int(row[0]), _bump_epoch(conn))
+
+
+def _bump_epoch(conn: apsw.Connection) -> int:
+    """Move the vector epoch on (in the caller's write transaction); the new value."""
+    row = conn.execute(
         "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_epoch' "
         "RETURNING value"
     ).fetchone()
-    assert epoch is not None, "the meta table always holds vector_epoch"
-    vector_blocks.rebuild(conn, int(row[0]), int(epoch[0]))
+    assert row is not None, "the meta table always holds vector_epoch"
+    return int(row[0])
 
 
 MIGRATIONS: list[db.Migration] = [_v1, _v2]
@@ -322,12 +327,7 @@ class IndexStore:
         self._release_tier()
 
     def _bump_epoch(self) -> int:
-        row = self._writer.execute(
-            "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_epoch' "
-            "RETURNING value"
-        ).fetchone()
-        assert row is not None, "the meta table always holds vector_epoch"
-        return int(row[0])
+        return _bump_epoch(self._writer)
 
     # -- writes ------------------------------------------------------------------------
 
@@ -500,14 +500,19 @@ class IndexStore:
         candidates rescored exactly on large ones (vector_tier)."""
         conn = self._reader()
         with conn:  # one read snapshot: the epoch, the blocks and the floats agree
-            dims = self._meta(conn, "dimensions")
+            meta = dict(
+                conn.execute(
+                    "SELECT key, value FROM meta WHERE key IN ('dimensions', 'vector_epoch')"
+                )
+            )
+            dims = meta.get("dimensions")
             if dims is None:
                 return []
             if query.shape[-1] != int(dims):
                 raise DimensionMismatchError(
                     f"query vector has {query.shape[-1]} dimensions; this base stores {dims}"
                 )
-            epoch = int(self._meta(conn, "vector_epoch") or 0)
+            epoch = int(meta.get("vector_epoch") or 0)
             tier = self._current_tier(int(dims))
             tier.refresh(conn, epoch)
             hits = tier.search(conn, query, limit)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import apsw
 import numpy as np
@@ -267,18 +268,24 @@ def read_blocks(
     """Blocks by number, with their versions (a reader's refresh)."""
     for part in _batches(numbers):
         marks = ",".join("?" * len(part))
-        for number, version, ids, codes in conn.execute(
-            f"SELECT block, version, ids, codes FROM vector_blocks WHERE block IN ({marks})",
-            part,
-        ):
-            yield _block(int(number), ids, codes, dimensions), int(version)
+        yield from _versioned(
+            conn.execute(
+                f"SELECT block, version, ids, codes FROM vector_blocks WHERE block IN ({marks})",
+                part,
+            ),
+            dimensions,
+        )
 
 
 def all_blocks(conn: apsw.Connection, dimensions: int) -> Iterator[tuple[Block, int]]:
     """Every block with its version, in one scan (a reader's first load)."""
-    for number, version, ids, codes in conn.execute(
-        "SELECT block, version, ids, codes FROM vector_blocks"
-    ):
+    yield from _versioned(
+        conn.execute("SELECT block, version, ids, codes FROM vector_blocks"), dimensions
+    )
+
+
+def _versioned(rows: Iterable[Any], dimensions: int) -> Iterator[tuple[Block, int]]:
+    for number, version, ids, codes in rows:
         yield _block(int(number), ids, codes, dimensions), int(version)
 
 
