@@ -40,6 +40,7 @@ from app.providers.http import (
     host_label,
     malformed,
 )
+from app.providers.input_limits import InputLimit, context_length_in, known_limit
 from app.providers.interfaces import (
     EMBEDDING_FAILED,
     INVALID_ARGUMENT,
@@ -65,6 +66,7 @@ MODELS_PATH = "/models"
 RERANK_PATH = "/rerank"
 OLLAMA_EMBED_PATH = "/api/embed"
 OLLAMA_TAGS_PATH = "/api/tags"
+OLLAMA_SHOW_PATH = "/api/show"
 
 EncodingFormat = Literal["float", "base64"]
 T = TypeVar("T")
@@ -201,6 +203,22 @@ class _RemoteEmbedder(_RemoteClient):
         self.batch_size = batch_size
         self._shrinker = _Shrinker(max_chars, shrink_retries)
         self._seen_dims: int | None = None
+        self._input_limit: InputLimit | None = None
+
+    def input_limit(self) -> InputLimit:
+        """The model's input size: asked of the server once (see input_limits.py); a server
+        that does not say, or cannot be asked, leaves it to the table."""
+        if self._input_limit is None:
+            try:
+                probed = self._probe_context_length()
+            except ProviderError as exc:
+                log.info("%s: no input size for %s (%s)", self.name, self.model, exc.message)
+                probed = None
+            self._input_limit = known_limit(self.model_id, probed)
+        return self._input_limit
+
+    def _probe_context_length(self) -> int | None:
+        return None
 
     @property
     def max_chars(self) -> int:
@@ -279,6 +297,14 @@ class OpenAICompatibleEmbedder(_RemoteEmbedder):
     def list_models(self) -> list[str]:
         return parse_openai_models(self._http.get_json(MODELS_PATH), self.name)
 
+    def _probe_context_length(self) -> int | None:
+        body = self._http.get_json(MODELS_PATH, attempts=1)
+        entries = body.get("data") if isinstance(body, dict) else None
+        for entry in entries if isinstance(entries, list) else []:
+            if isinstance(entry, dict) and entry.get("id") == self.model:
+                return context_length_in(entry)
+        return None
+
     def test_connection(self) -> str:
         # Embedding one text checks the address, the key, the model and the vector size at
         # once; /v1/models is optional (Jina has none) so it proves less.
@@ -320,6 +346,10 @@ class OllamaEmbedder(_RemoteEmbedder):
 
     def list_models(self) -> list[str]:
         return parse_ollama_tags(self._http.get_json(OLLAMA_TAGS_PATH), self.name)
+
+    def _probe_context_length(self) -> int | None:
+        body = self._http.post_json(OLLAMA_SHOW_PATH, {"model": self.model}, attempts=1)
+        return context_length_in(body.get("model_info")) if isinstance(body, dict) else None
 
     def test_connection(self) -> str:
         require_ollama_model(self.list_models(), self.model, self.name)

@@ -1,13 +1,13 @@
 """Retrieval quality on a BEIR-layout data set, through Trove's normal paths.
 
     python tests/bench/retrieval_quality.py DATASET_DIR [--embedding PROVIDER:MODEL]
-        [--mode bm25|vector|hybrid|rrf] [--limit-queries N] [--workdir DIR]
+        [--mode bm25|vector|hybrid|rrf[,...]] [--limit-queries N] [--workdir DIR]
 
 Builds a base from the corpus through the normal ingestion path (each document a Markdown
 file: `# title` + text, added as one folder and indexed by the job executor), runs every
 query through the normal search path, and prints one JSON line with nDCG@10 (linear gain),
-Recall@10, MRR@10, the number of queries and the p50 search latency. A document counts
-once, at its best-ranked chunk.
+Recall@10, MRR@10, the number of queries and the p50 search latency per mode (several modes
+joined by commas share one build). A document counts once, at its best-ranked chunk.
 
 `--mode rrf` is hybrid search with the reference application's fusion (plain RRF, k=60),
 for comparison. Vectors are cached by model and text hash under ~/.cache/trove-bench, so
@@ -52,6 +52,8 @@ class CachedEmbedder:
         self.model_id = inner.model_id
         CACHE.parent.mkdir(parents=True, exist_ok=True)
         self._db = apsw.Connection(str(CACHE))
+        # Benches run side by side (a baseline worktree beside a change) share this cache.
+        self._db.setbusytimeout(120_000)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS v (key TEXT PRIMARY KEY, vec BLOB NOT NULL)")
         self._lock = threading.Lock()  # several indexing jobs embed at once
@@ -160,8 +162,8 @@ def mrr_at_k(ranked: list[str], rels: dict[str, int], k: int = K) -> float:
 
 
 def run(
-    dataset: Path, embedding: str | None, mode: str, limit: int | None, workdir: Path | None
-) -> dict[str, object]:
+    dataset: Path, embedding: str | None, modes: list[str], limit: int | None, workdir: Path | None
+) -> list[dict[str, object]]:
     from app.runtime.headless import run_until_drained
 
     docs = load_jsonl(dataset / "corpus.jsonl")
@@ -180,39 +182,55 @@ def run(
         run_until_drained(service)
         build_s = time.perf_counter() - started
         failed = [i for i in service.list_items(base.id) if i.status == "failed"]
-        search_mode = {"bm25": SearchMode.BM25, "vector": SearchMode.VECTOR}.get(
-            mode, SearchMode.HYBRID
-        )
-        fusion = "rrf" if mode == "rrf" else None
-        scores: dict[str, list[float]] = {"ndcg": [], "recall": [], "mrr": []}
-        latencies: list[float] = []
-        for q in queries:
-            t = time.perf_counter()
-            response = service.search(base.id, q["text"], top_k=50, mode=search_mode, fusion=fusion)
-            latencies.append((time.perf_counter() - t) * 1000)
-            ranked: list[str] = []
-            for r in response.results:
-                doc_id = by_path.get(r.source)
-                if doc_id is not None and doc_id not in ranked:
-                    ranked.append(doc_id)
-            rels = qrels[q["_id"]]
-            scores["ndcg"].append(ndcg_at_k(ranked, rels))
-            scores["recall"].append(recall_at_k(ranked, rels))
-            scores["mrr"].append(mrr_at_k(ranked, rels))
+        reports = [_evaluate(service, base.id, mode, queries, qrels, by_path) for mode in modes]
         service.close()
+    for report in reports:
+        report.update(
+            dataset=dataset.name,
+            embedding=embedding,
+            documents=len(docs),
+            failed_items=len(failed),
+            build_s=round(build_s, 1),
+        )
+    return reports
+
+
+def _evaluate(
+    service: KnowledgeService,
+    base_id: str,
+    mode: str,
+    queries: list[dict[str, str]],
+    qrels: dict[str, dict[str, int]],
+    by_path: dict[str, str],
+) -> dict[str, object]:
+    """Every query through the normal search path in one mode; the mean metrics."""
+    search_mode = {"bm25": SearchMode.BM25, "vector": SearchMode.VECTOR}.get(
+        mode, SearchMode.HYBRID
+    )
+    fusion = "rrf" if mode == "rrf" else None
+    scores: dict[str, list[float]] = {"ndcg": [], "recall": [], "mrr": []}
+    latencies: list[float] = []
+    for q in queries:
+        t = time.perf_counter()
+        response = service.search(base_id, q["text"], top_k=50, mode=search_mode, fusion=fusion)
+        latencies.append((time.perf_counter() - t) * 1000)
+        ranked: list[str] = []
+        for r in response.results:
+            doc_id = by_path.get(r.source)
+            if doc_id is not None and doc_id not in ranked:
+                ranked.append(doc_id)
+        rels = qrels[q["_id"]]
+        scores["ndcg"].append(ndcg_at_k(ranked, rels))
+        scores["recall"].append(recall_at_k(ranked, rels))
+        scores["mrr"].append(mrr_at_k(ranked, rels))
     return {
         "bench": "retrieval_quality",
-        "dataset": dataset.name,
         "mode": mode,
-        "embedding": embedding,
         "queries": len(queries),
-        "documents": len(docs),
-        "failed_items": len(failed),
         "ndcg@10": round(statistics.fmean(scores["ndcg"]), 4),
         "recall@10": round(statistics.fmean(scores["recall"]), 4),
         "mrr@10": round(statistics.fmean(scores["mrr"]), 4),
         "p50_search_ms": round(statistics.median(latencies), 2),
-        "build_s": round(build_s, 1),
     }
 
 
@@ -222,14 +240,22 @@ def main() -> None:
     )
     parser.add_argument("dataset", type=Path)
     parser.add_argument("--embedding", metavar="PROVIDER:MODEL")
-    parser.add_argument("--mode", choices=["bm25", "vector", "hybrid", "rrf"])
+    parser.add_argument(
+        "--mode",
+        help="bm25, vector, hybrid or rrf, or several joined by commas (one build for all); "
+        "default: hybrid with --embedding, else bm25",
+    )
     parser.add_argument("--limit-queries", type=int)
     parser.add_argument("--workdir", type=Path)
     args = parser.parse_args()
-    mode = args.mode or ("hybrid" if args.embedding else "bm25")
-    if mode != "bm25" and not args.embedding:
-        parser.error(f"--mode {mode} needs --embedding")
-    print(json.dumps(run(args.dataset, args.embedding, mode, args.limit_queries, args.workdir)))
+    modes = (args.mode or ("hybrid" if args.embedding else "bm25")).split(",")
+    for mode in modes:
+        if mode not in ("bm25", "vector", "hybrid", "rrf"):
+            parser.error(f"unknown mode {mode!r}")
+        if mode != "bm25" and not args.embedding:
+            parser.error(f"--mode {mode} needs --embedding")
+    for report in run(args.dataset, args.embedding, modes, args.limit_queries, args.workdir):
+        print(json.dumps(report))
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from app.knowledge.jobs import runner
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.kinds import POLICIES, JobKind
 from app.knowledge.material_paths import material_path, stored_files
+from app.knowledge.pipeline.indexing.token_count import embedding_input
 from app.knowledge.service import KnowledgeService
 from app.knowledge.source_check import SourceCheck
 from app.knowledge.types import (
@@ -771,11 +772,13 @@ def test_identical_chunks_are_embedded_once_per_base(
     service: KnowledgeService, models: FakeModels, tmp_path: Path
 ) -> None:
     base = service.create_base("kb", embedding_model="fake:bow", chunk_size=20, chunk_overlap=0)
+    # The same title: a chunk is embedded with its document's title in front (see
+    # ChunkSizing.header), so identical chunks of differently titled documents differ.
     src = write_files(
         tmp_path / "src",
         {
-            "a.md": f"{P1}\n\n{P2}\n\n{UA}\n\n{P1}\n",  # P1 twice in one file too
-            "b.md": f"{UB}\n\n{P1}\n\n{P2}\n",
+            "a.md": f"# Notes\n\n{P1}\n\n{P2}\n\n{UA}\n\n{P1}\n",  # P1 twice in one file too
+            "b.md": f"# Notes\n\n{UB}\n\n{P1}\n\n{P2}\n",
         },
     )
     models.embedder_instance.calls.clear()  # the dimension probe
@@ -788,7 +791,8 @@ def test_identical_chunks_are_embedded_once_per_base(
     shared = set(texts["a.md"]) & set(texts["b.md"])
     assert P1 in shared and P2 in shared  # the test means something: chunks do repeat
     embedded = Counter(models.embedder_instance.texts_embedded)
-    assert set(embedded) == set(texts["a.md"]) | set(texts["b.md"])
+    chunks = set(texts["a.md"]) | set(texts["b.md"])
+    assert set(embedded) == {embedding_input("Notes\n\n", text) for text in chunks}
     assert max(embedded.values()) == 1, embedded.most_common(3)
     assert store.vector_count() == store.chunk_count() == len(texts["a.md"]) + len(texts["b.md"])
 

@@ -38,11 +38,12 @@ _CRASHING_PARENT = """
 import os, sys
 sys.path.insert(0, {root!r})
 from app.knowledge.jobs.reader_pool import ExtractionPool
+from app.knowledge.pipeline.indexing.token_count import ChunkSizing
 from app.knowledge.pipeline.text_extraction import chunk_document
 
 if __name__ == "__main__":
     pool = ExtractionPool(workers=2)
-    pool.run(chunk_document, "some text", "t", (), 64, 8, cancelled=lambda: None)
+    pool.run(chunk_document, "some text", "t", (), ChunkSizing(64, 8), cancelled=lambda: None)
     print(" ".join(str(p) for p in pool._executor()._processes), flush=True)
     os._exit(9)  # die without shutting the pool down, like a crash
 """

@@ -36,6 +36,7 @@ MODELS = "/v1/models"
 RERANK = "/v1/rerank"
 OLLAMA_EMBED = "/api/embed"
 OLLAMA_TAGS = "/api/tags"
+OLLAMA_SHOW = "/api/show"
 
 _WORD = re.compile(r"\w+")
 
@@ -111,6 +112,7 @@ class FakeApi:
         shuffle: bool = False,
         max_input_chars: int | None = None,
         rerank_shape: str = "results",
+        context_lengths: dict[str, int] | None = None,
     ) -> None:
         self.api_key = api_key
         self.dims = dims
@@ -120,6 +122,8 @@ class FakeApi:
         self.max_input_chars = max_input_chars  # longer inputs get a 413 "too long"
         self.rerank_shape = rerank_shape  # "results" (Jina/Cohere) or "data" (Voyage)
         self.rerank_scale = 1.0  # > 1 answers logits-like scores outside 0..1
+        # model -> input size, told by /api/show (Ollama) and /v1/models (vLLM's max_model_len)
+        self.context_lengths = dict(context_lengths or {})
         self._lock = threading.Lock()
         self._state = _State()
         self._gate = threading.Event()
@@ -132,6 +136,7 @@ class FakeApi:
             RERANK: self._rerank,
             OLLAMA_EMBED: self._ollama_embed,
             OLLAMA_TAGS: self._ollama_tags,
+            OLLAMA_SHOW: self._ollama_show,
         }
         for path, handler in routes.items():
             self.server.route(path, self._guarded(path, handler))
@@ -260,9 +265,21 @@ class FakeApi:
         )
 
     def _models(self, request: Request) -> Response:
-        return Response.json(
-            {"object": "list", "data": [{"id": m, "object": "model"} for m in self.models]}
-        )
+        data: list[dict[str, Any]] = []
+        for m in self.models:
+            entry: dict[str, Any] = {"id": m, "object": "model"}
+            if m in self.context_lengths:
+                entry["max_model_len"] = self.context_lengths[m]
+            data.append(entry)
+        return Response.json({"object": "list", "data": data})
+
+    def _ollama_show(self, request: Request) -> Response:
+        model = request.json()["model"]
+        length = self.context_lengths.get(model, self.context_lengths.get(f"{model}:latest"))
+        if length is None:
+            return Response.json({"error": f"model '{model}' not found"}, status=404)
+        info = {"general.architecture": "bert", "bert.context_length": length}
+        return Response.json({"modelfile": "", "model_info": info})
 
     def _rerank(self, request: Request) -> Response:
         payload = request.json()

@@ -46,6 +46,7 @@ from app.knowledge.jobs.index_documents import page_at, text_hash
 from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.pipeline.indexing.chunker import Chunk
 from app.knowledge.pipeline.indexing.spans import iter_spans, texts_from_file
+from app.knowledge.pipeline.indexing.token_count import ChunkSizing
 from app.knowledge.pipeline.indexing.tokenize import query_tokens
 from app.knowledge.pipeline.readers.archive import ZipLimits
 from app.knowledge.pipeline.readers.errors import ReaderError
@@ -165,7 +166,7 @@ def test_chunks_keep_their_offsets_through_the_index(
 ) -> None:
     overlap = data.draw(st.integers(0, size - 1))
     pages = tuple(sorted({0, *(int(c * len(text)) for c in cuts)})) if text else ()
-    extracted = chunk_document(text, "Fuzzed", pages, size, overlap)
+    extracted = chunk_document(text, "Fuzzed", pages, ChunkSizing(size, overlap))
     chunks = extracted.chunks
     for chunk in chunks:
         assert chunk.text == text[chunk.start : chunk.end] and chunk.text.strip()
@@ -247,7 +248,7 @@ def _extract_cleanly(path: Path) -> None:
     """What the index job sees: text and chunks, or a failure value; nothing raised."""
     out = path.with_name(path.name + ".text")
     out.write_bytes(b"")
-    result = extract_to_file(str(path), 50 * 1024 * 1024, 64, 8, str(out))
+    result = extract_to_file(str(path), 50 * 1024 * 1024, ChunkSizing(64, 8), str(out))
     if isinstance(result, ExtractFailure):
         assert result.code in CLEAN_FAILURES, result
         assert result.message and "Traceback" not in result.message

@@ -21,6 +21,7 @@ from app.knowledge.jobs.index_documents import TEMP_SUFFIX
 from app.knowledge.pipeline import text_extraction
 from app.knowledge.pipeline.indexing.chunker import chunk_text
 from app.knowledge.pipeline.indexing.spans import iter_spans, texts_from_file
+from app.knowledge.pipeline.indexing.token_count import ChunkSizing
 from app.knowledge.pipeline.readers.registry import TextStream, read_document_stream
 from app.knowledge.pipeline.readers.text import NotUtf8Error
 from app.knowledge.pipeline.text_extraction import (
@@ -58,7 +59,7 @@ def _files(folder: Path) -> list[Path]:
 def _extract(path: Path, tmp_path: Path, size: int = 64, overlap: int = 8) -> ExtractedFile:
     out = tmp_path / (path.name + ".out")
     out.touch()
-    got = extract_to_file(str(path), 1 << 30, size, overlap, str(out))
+    got = extract_to_file(str(path), 1 << 30, ChunkSizing(size, overlap), str(out))
     assert isinstance(got, ExtractedFile), got
     return got
 
@@ -70,7 +71,7 @@ def _written(tmp_path: Path, path: Path) -> str:
 
 def test_extract_to_file_matches_the_whole_text_path_for_every_kind(tmp_path: Path) -> None:
     for path in _files(tmp_path / "docs"):
-        whole = extract_file(str(path), 1 << 30, 64, 8)
+        whole = extract_file(str(path), 1 << 30, ChunkSizing(64, 8))
         assert not isinstance(whole, ExtractFailure)
         got = _extract(path, tmp_path)
         assert _written(tmp_path, path) == whole.text, path.name
@@ -120,7 +121,7 @@ def test_a_long_single_line_is_cut_at_spaces_into_whole_chunks(
         assert end == len(text) or text[end] == " "
     assert [s for s, _, _ in spans] == sorted(s for s, _, _ in spans)
     assert {w for chunk in texts for w in chunk.split()} == set(words)
-    assert chunk_spans(text, 50, 5) == got.spans
+    assert chunk_spans(text, "", ChunkSizing(50, 5)) == got.spans
 
 
 def test_a_text_within_one_segment_is_chunked_as_chunk_text_chunks_it() -> None:
@@ -129,7 +130,7 @@ def test_a_text_within_one_segment_is_chunked_as_chunk_text_chunks_it() -> None:
     expected = array("q")
     for c in chunk_text(text, 100, 10):
         expected.extend((c.start, c.end, c.token_count))
-    assert chunk_spans(text, 100, 10) == expected
+    assert chunk_spans(text, "", ChunkSizing(100, 10)) == expected
 
 
 def test_texts_from_file_reads_spans_that_skip_ahead_or_go_back(

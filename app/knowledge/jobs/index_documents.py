@@ -20,6 +20,7 @@ import numpy as np
 
 from app.knowledge import path_safety
 from app.knowledge.catalog import Job
+from app.knowledge.chunk_sizing import sizing_for
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.errors import ItemFailure, JobCancelled, RetryableFailure
 from app.knowledge.jobs.kinds import policy_for
@@ -33,6 +34,7 @@ from app.knowledge.pipeline.indexing.spans import (
     texts_from_file,
     texts_from_text,
 )
+from app.knowledge.pipeline.indexing.token_count import ChunkSizing, embedding_input
 from app.knowledge.pipeline.readers.errors import ReaderError
 from app.knowledge.pipeline.sources.snapshot import page_document
 from app.knowledge.pipeline.sources.web import FetchCancelled, FetchError, fetch_url
@@ -132,13 +134,23 @@ class Acquired:
     written: list[Path] = field(default_factory=list)
     # Scratch files (a worker's copy of the text) removed when the job ends, however.
     scratch: list[Path] = field(default_factory=list)
+    # Embedded in front of chunks that do not show the title (see ChunkSizing.header).
+    header: str = ""
 
     def records(self) -> Iterator[ChunkRecord]:
         """The chunks to write, streamed: at most one chunk's text is held at a time."""
         for (start, end, tokens), text in zip(iter_spans(self.spans), self.texts(), strict=True):
             yield ChunkRecord(
-                start, end, text, tokens, text_hash(text), page_at(self.page_starts, start)
+                start, end, text, tokens, self.hash_of(text), page_at(self.page_starts, start)
             )
+
+    def embedding_inputs(self) -> Iterator[str]:
+        """What is embedded for each chunk, in span order (a fresh stream each call)."""
+        return (embedding_input(self.header, text) for text in self.texts())
+
+    def hash_of(self, text: str) -> str:
+        """A chunk's hash, under which its vector is kept and reused: of what is embedded."""
+        return text_hash(embedding_input(self.header, text))
 
     @property
     def chunk_count(self) -> int:
@@ -162,7 +174,8 @@ def run(ctx: JobContext, job: Job) -> None:
     base = parts.catalog.require_base(item.base_id)
 
     ctx.progress(item.id, ItemPhase.READING, None)
-    got = acquire(ctx, base, item, reacquire=bool(job.payload.get("reacquire", True)))
+    sizing = sizing_for(base, parts.models)
+    got = acquire(ctx, base, item, sizing, reacquire=bool(job.payload.get("reacquire", True)))
     paid = _paid_vectors(ctx, base, item)
     retried = False
     try:
@@ -264,7 +277,9 @@ def _forget_if_gone(ctx: JobContext, item: Item, got: Acquired) -> None:
             path.unlink(missing_ok=True)
 
 
-def acquire(ctx: JobContext, base: Base, item: Item, *, reacquire: bool) -> Acquired:
+def acquire(
+    ctx: JobContext, base: Base, item: Item, sizing: ChunkSizing, *, reacquire: bool
+) -> Acquired:
     """The material text and its chunks: from the source (reacquire) or the base's own copy."""
     raw = ctx.parts.layout.raw_dir(item.base_id)
     rel = material_path(item)
@@ -277,32 +292,32 @@ def acquire(ctx: JobContext, base: Base, item: Item, *, reacquire: bool) -> Acqu
         # e.g. a folder under raw/ replaced by a symlink to elsewhere: never written through
         raise ItemFailure(ErrorCode.UNSAFE_PATH, str(exc)) from exc
     if item.type is ItemType.FILE:
-        return _acquire_file(ctx, base, item, target, copy, reacquire=reacquire)
-    if item.type is ItemType.NOTE:
-        got = _chunked(ctx, base, item.source, item.title, ())
+        got = _acquire_file(ctx, item, sizing, target, copy, reacquire=reacquire)
+    elif item.type is ItemType.NOTE:
+        got = _chunked(ctx, sizing, item.source, item.title, ())
         write_material(target, item.source)
         got.written.append(target)
-        return got
-    if item.type is ItemType.URL:
-        return _acquire_url(ctx, base, item, target, reacquire=reacquire)
-    raise ItemFailure(
-        ErrorCode.UNSUPPORTED_FILE_TYPE, f"{item.type} items have no text of their own"
-    )
+    elif item.type is ItemType.URL:
+        got = _acquire_url(ctx, item, sizing, target, reacquire=reacquire)
+    else:
+        raise ItemFailure(
+            ErrorCode.UNSUPPORTED_FILE_TYPE, f"{item.type} items have no text of their own"
+        )
+    got.header = sizing.header(got.title)
+    return got
 
 
 def _chunked(
-    ctx: JobContext, base: Base, text: str, title: str, page_starts: tuple[int, ...]
+    ctx: JobContext, sizing: ChunkSizing, text: str, title: str, page_starts: tuple[int, ...]
 ) -> Acquired:
     """A text already in memory (a note, a fetched page: small by nature), chunked."""
-    spans = ctx.parts.extraction.run(
-        chunk_spans, text, base.chunk_size, base.chunk_overlap, cancelled=ctx.cancelled
-    )
+    spans = ctx.parts.extraction.run(chunk_spans, text, title, sizing, cancelled=ctx.cancelled)
     _require_chunks(spans)
     return Acquired(title, page_starts, len(text), spans, lambda: texts_from_text(text, spans))
 
 
 def _acquire_file(
-    ctx: JobContext, base: Base, item: Item, target: Path, copy: Path, *, reacquire: bool
+    ctx: JobContext, item: Item, sizing: ChunkSizing, target: Path, copy: Path, *, reacquire: bool
 ) -> Acquired:
     source = Path(item.source) if reacquire else copy
     # The worker writes the text beside the material, as write_material would: a crash
@@ -313,8 +328,7 @@ def _acquire_file(
             extract_to_file,
             str(source),
             ctx.parts.max_file_bytes,
-            base.chunk_size,
-            base.chunk_overlap,
+            sizing,
             str(scratch),
             cancelled=ctx.cancelled,
         )
@@ -360,7 +374,7 @@ def _file_result(
 
 
 def _acquire_url(
-    ctx: JobContext, base: Base, item: Item, target: Path, *, reacquire: bool
+    ctx: JobContext, item: Item, sizing: ChunkSizing, target: Path, *, reacquire: bool
 ) -> Acquired:
     if not reacquire:
         try:
@@ -369,7 +383,7 @@ def _acquire_url(
             raise ItemFailure(
                 ErrorCode.SOURCE_MISSING, "the snapshot of this page is missing"
             ) from exc
-        return _chunked(ctx, base, text, item.title, ())
+        return _chunked(ctx, sizing, text, item.title, ())
     try:
         page = fetch_url(
             item.source,
@@ -387,7 +401,7 @@ def _acquire_url(
         raise ItemFailure(exc.code, exc.message) from exc
     except ReaderError as exc:
         raise ItemFailure(exc.code, exc.message) from exc
-    got = _chunked(ctx, base, doc.text, doc.title or item.title, tuple(doc.page_starts))
+    got = _chunked(ctx, sizing, doc.text, doc.title or item.title, tuple(doc.page_starts))
     write_material(target, doc.text)
     got.written.append(target)
     return got
@@ -405,7 +419,7 @@ def _embed(
     parts = ctx.parts
     assert base.embedding_model is not None and base.dimensions is not None
     store = parts.stores.get(base.id)
-    hashes = [text_hash(text) for text in got.texts()]
+    hashes = [text_hash(text) for text in got.embedding_inputs()]
     known = store.vectors_for_hashes(hashes)
     known.update(paid.load(set(hashes).difference(known)))
     total = len(set(hashes).difference(known))
@@ -413,7 +427,7 @@ def _embed(
     batch_size = max(1, parts.embed_batch_size)
     ctx.progress(item.id, ItemPhase.EMBEDDING, 0.0)
     done = 0
-    for batch in _unknown_batches(got.texts(), hashes, set(known), batch_size):
+    for batch in _unknown_batches(got.embedding_inputs(), hashes, set(known), batch_size):
         ctx.raise_if_cancelled(item.id)
         vectors = _embed_batch(embedder.embed, [t for _, t in batch], base.dimensions)
         paid.add([h for h, _ in batch], vectors)

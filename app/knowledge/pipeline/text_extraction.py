@@ -11,14 +11,16 @@ plain text or Markdown file is read, written and chunked a few megabytes at a ti
 
 from __future__ import annotations
 
+import itertools
 from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from app.knowledge.pipeline.indexing.chunker import Chunk, chunk_text
+from app.knowledge.pipeline.indexing.chunker import Chunk, chunk_with
 from app.knowledge.pipeline.indexing.spans import Spans, add_spans
+from app.knowledge.pipeline.indexing.token_count import ChunkSizing
 from app.knowledge.pipeline.readers.errors import ReaderError
 from app.knowledge.pipeline.readers.registry import (
     TITLE_HEAD_CHARS,
@@ -45,9 +47,9 @@ class Extracted:
 
 
 def chunk_document(
-    text: str, title: str, page_starts: tuple[int, ...], size: int, overlap: int
+    text: str, title: str, page_starts: tuple[int, ...], sizing: ChunkSizing
 ) -> Extracted:
-    return Extracted(text, title, page_starts, chunk_text(text, size, overlap))
+    return Extracted(text, title, page_starts, chunk_with(text, sizing.with_title(title)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,13 +60,13 @@ class ExtractFailure:
     message: str
 
 
-def extract_file(path: str, max_bytes: int, size: int, overlap: int) -> Extracted | ExtractFailure:
+def extract_file(path: str, max_bytes: int, sizing: ChunkSizing) -> Extracted | ExtractFailure:
     """Read a file with its reader and chunk the text."""
     try:
         doc = read_document(Path(path), max_bytes=max_bytes)
     except ReaderError as exc:
         return ExtractFailure(str(exc.code), exc.message)
-    return chunk_document(doc.text, doc.title, tuple(doc.page_starts), size, overlap)
+    return chunk_document(doc.text, doc.title, tuple(doc.page_starts), sizing)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,64 +84,59 @@ class ExtractedFile:
 
 
 def extract_to_file(
-    path: str, max_bytes: int, size: int, overlap: int, out: str
+    path: str, max_bytes: int, sizing: ChunkSizing, out: str
 ) -> ExtractedFile | ExtractFailure:
     """Read a file with its reader, write its text to `out` (which exists) and chunk it."""
     try:
         with open(out, "r+", encoding="utf-8", newline="") as sink:
             try:
-                return _extract_streamed(Path(path), max_bytes, size, overlap, sink)
+                return _extract_streamed(Path(path), max_bytes, sizing, sink)
             except NotUtf8Error:
                 sink.seek(0)
                 sink.truncate()
                 doc = read_document(Path(path), max_bytes=max_bytes)
-                return _write_document(doc, size, overlap, sink)
+                return _write_document(doc, sizing, sink)
     except ReaderError as exc:
         return ExtractFailure(str(exc.code), exc.message)
 
 
-def chunk_spans(text: str, size: int, overlap: int) -> Spans:
+def chunk_spans(text: str, title: str, sizing: ChunkSizing) -> Spans:
     """The spans of a text's chunks, as extract_to_file chunks a text (segment by segment)."""
     spans: Spans = array("q")
-    _chunk_segments(_segments([text], SEGMENT_CHARS), size, overlap, spans, None)
+    _chunk_segments(_segments([text], SEGMENT_CHARS), sizing.with_title(title), spans, None)
     return spans
 
 
 def _extract_streamed(
-    path: Path, max_bytes: int, size: int, overlap: int, sink: TextIO
+    path: Path, max_bytes: int, sizing: ChunkSizing, sink: TextIO
 ) -> ExtractedFile:
     got = read_document_stream(path, max_bytes=max_bytes)
     if isinstance(got, Document):
-        return _write_document(got, size, overlap, sink)
-    return _write_stream(got, size, overlap, sink)
+        return _write_document(got, sizing, sink)
+    return _write_stream(got, sizing, sink)
 
 
-def _write_document(doc: Document, size: int, overlap: int, sink: TextIO) -> ExtractedFile:
+def _write_document(doc: Document, sizing: ChunkSizing, sink: TextIO) -> ExtractedFile:
     spans: Spans = array("q")
-    count = _chunk_segments(_segments([doc.text], SEGMENT_CHARS), size, overlap, spans, sink)
+    segments = _segments([doc.text], SEGMENT_CHARS)
+    count = _chunk_segments(segments, sizing.with_title(doc.title), spans, sink)
     return ExtractedFile(doc.title, tuple(doc.page_starts), count, spans)
 
 
-def _write_stream(stream: TextStream, size: int, overlap: int, sink: TextIO) -> ExtractedFile:
-    head: list[str] = []
-
-    def keep_head(pieces: Iterator[str]) -> Iterator[str]:
-        # The title comes from the text's start, seen as it streams by.
-        kept = 0
-        for piece in pieces:
-            if kept < TITLE_HEAD_CHARS:
-                head.append(piece[: TITLE_HEAD_CHARS - kept])
-                kept += len(head[-1])
-            yield piece
-
+def _write_stream(stream: TextStream, sizing: ChunkSizing, sink: TextIO) -> ExtractedFile:
     spans: Spans = array("q")
-    segments = _segments(keep_head(stream.pieces), SEGMENT_CHARS)
-    count = _chunk_segments(segments, size, overlap, spans, sink)
-    return ExtractedFile(stream.title("".join(head)), (), count, spans)
+    segments = _segments(stream.pieces, SEGMENT_CHARS)
+    first = next(segments, "")
+    # The title comes from the text's start, which the first segment holds: a segment is
+    # at least half of SEGMENT_CHARS unless it is the whole text.
+    title = stream.title(first[:TITLE_HEAD_CHARS])
+    segments = itertools.chain([first] if first else [], segments)
+    count = _chunk_segments(segments, sizing.with_title(title), spans, sink)
+    return ExtractedFile(title, (), count, spans)
 
 
 def _chunk_segments(
-    segments: Iterable[str], size: int, overlap: int, spans: Spans, sink: TextIO | None
+    segments: Iterable[str], sizing: ChunkSizing, spans: Spans, sink: TextIO | None
 ) -> int:
     """Chunk each segment into `spans` (offsets into the whole text), write it to `sink`;
     returns the text's length in characters."""
@@ -147,7 +144,7 @@ def _chunk_segments(
     for segment in segments:
         if sink is not None:
             sink.write(segment)
-        add_spans(spans, chunk_text(segment, size, overlap), offset)
+        add_spans(spans, chunk_with(segment, sizing), offset)
         offset += len(segment)
     return offset
 

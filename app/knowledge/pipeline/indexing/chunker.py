@@ -16,9 +16,12 @@ Blocks (or their sentences) are then packed greedily into chunks of at most ``si
 tokens, and each chunk after the first repeats the trailing sentences of the previous one
 (up to ``overlap`` tokens) so text near a boundary keeps some of its context.
 
-Token counts are a cheap, tokenizer-independent estimate (see :func:`count_tokens`):
-the real embedding tokenizer is not available at indexing time for every provider, and
-this estimate is close enough for sizing while staying fast on gigabytes of text.
+Tokens are counted by a `TokenCounter`: the cheap estimate (see estimate.py) by default,
+or the embedding model's own tokenizer when a base's model has one (see token_count.py,
+which also says how a base's settings and its model become a `ChunkSizing`). Under a
+model's limit (``strict``) no chunk exceeds ``size``, code fences included, every chunk
+is checked against the tokenizer's count of its own text, and runs of text are cut into
+chunks of about equal size rather than greedily.
 """
 
 from __future__ import annotations
@@ -28,7 +31,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["Chunk", "chunk_text", "count_tokens"]
+from app.knowledge.pipeline.indexing.estimate import count_tokens
+from app.knowledge.pipeline.indexing.token_count import ESTIMATE, ChunkSizing, TokenCounter
+
+__all__ = ["Chunk", "chunk_text", "chunk_with", "count_tokens"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,42 +44,6 @@ class Chunk:
     text: str  # == material[start:end] ALWAYS
     token_count: int
 
-
-# CJK scripts are written without spaces, so each character is estimated as one token
-# (roughly what subword tokenizers produce for them). Only letters are listed: CJK
-# punctuation such as 。 or ・ should count as zero, like Latin punctuation.
-_CJK = (
-    "\u1100-\u11ff"  # Hangul jamo
-    "\u3005-\u3007"  # 々 〆 〇, used inside Han words
-    "\u3021-\u3029\u3038-\u303b"  # Hangzhou numerals, more Han iteration marks
-    "\u3041-\u3096\u309d-\u309f"  # Hiragana letters and iteration marks
-    "\u30a1-\u30fa\u30fc-\u30ff"  # Katakana letters, prolonged sound mark
-    "\u3131-\u318e"  # Hangul compatibility jamo
-    "\u31f0-\u31ff"  # Katakana phonetic extensions
-    "\u3400-\u4dbf"  # CJK extension A
-    "\u4e00-\u9fff"  # CJK unified ideographs
-    "\ua960-\ua97c"  # Hangul jamo extended A
-    "\uac00-\ud7a3"  # Hangul syllables
-    "\ud7b0-\ud7fb"  # Hangul jamo extended B
-    "\uf900-\ufaff"  # CJK compatibility ideographs
-    "\uff66-\uff9f"  # halfwidth Katakana
-    "\uffa0-\uffdc"  # halfwidth Hangul
-    "\U00020000-\U0003ffff"  # planes 2 and 3: CJK extensions B.. and compatibility supplement
-)
-
-# Counting is split into two substitutions rather than one ``findall`` of
-# ``[CJK]|[^\W CJK]+``: the regex engine's cost is dominated by per-match overhead, and
-# this way CJK is matched in whole runs instead of one match per character.
-_WORD_RUN_RE = re.compile(f"[^\\W{_CJK}]+")
-_CJK_RUN_RE = re.compile(f"[{_CJK}]+")
-
-# One token (a CJK character or a non-CJK word run), and what may precede it. Every
-# character is exactly one of: CJK, other word character, or neither, so these agree
-# with count_tokens.
-_TOKEN = f"(?:[{_CJK}]|[^\\W{_CJK}]++)"
-_NON_TOKEN = f"[^\\w{_CJK}]"
-# Punctuation glued to the end of a word ("end.", "word,") stays with that word's piece.
-_GLUED_PUNCT = f"[^\\w\\s{_CJK}]"
 
 _SENTENCE_END_RE = re.compile(
     # Latin terminators only count before whitespace, so "3.14", "e.g" inside words and
@@ -105,7 +75,8 @@ _MARKED_LINE_RE = re.compile(f"\\n(?=[`~#=\\-]|\\s|\\Z)(?:{_LINE_KINDS})")
 
 # An atomic fence may exceed ``size`` (cutting code mid-block destroys its meaning), but
 # not without bound: every embedding model truncates its input, so beyond this factor the
-# tail of an unsplit fence would be silently dropped from the index anyway.
+# tail of an unsplit fence would be silently dropped from the index anyway. Under a
+# model's limit (strict) the factor is 1: the model would drop the tail.
 _MAX_FENCE_FACTOR = 4
 
 # Real text averages well under this many characters per token (English ~5-6, CJK ~1),
@@ -131,24 +102,39 @@ _U_FENCE_PART = 3  # a line (or piece of one) of a fence too large to keep whole
 _Unit = tuple[int, int, int, int, bool]
 
 
-def count_tokens(text: str) -> int:
-    """Estimate tokens: one per non-CJK word run, one per CJK character, zero otherwise."""
-    rest, words = _WORD_RUN_RE.subn("", text)
-    if not rest:
-        return words
-    return words + len(rest) - len(_CJK_RUN_RE.sub("", rest))
-
-
-def chunk_text(text: str, size: int = 512, overlap: int = 64) -> list[Chunk]:
+def chunk_text(
+    text: str,
+    size: int = 512,
+    overlap: int = 64,
+    *,
+    counter: TokenCounter = ESTIMATE,
+    strict: bool = False,
+) -> list[Chunk]:
     """Split ``text`` into chunks of at most ``size`` tokens, overlapping by up to ``overlap``.
 
-    The only chunks above ``size`` are single code fences of at most ``4 * size`` tokens.
+    Without ``strict``, the only chunks above ``size`` are single code fences of at most
+    ``4 * size`` tokens. With it, no chunk is above ``size`` as ``counter`` counts its text.
     """
     if size < 1:
         raise ValueError(f"size must be >= 1, got {size}")
     if not 0 <= overlap < size:
         raise ValueError(f"overlap must be in [0, size), got {overlap} with size {size}")
-    return _pack(text, _units(text, size), size, overlap)
+    fence_limit = size if strict else _MAX_FENCE_FACTOR * size
+    units = _units(text, size, counter, fence_limit)
+    target = _balanced_target(units, size, overlap) if strict else size
+    chunks = _pack(text, units, size, overlap, counter, target)
+    return _fit(text, chunks, size, counter) if strict else chunks
+
+
+def chunk_with(text: str, sizing: ChunkSizing) -> list[Chunk]:
+    """Chunk ``text`` as a base's sizing says (see token_count.ChunkSizing)."""
+    return chunk_text(
+        text,
+        sizing.effective_size,
+        sizing.effective_overlap,
+        counter=sizing.counter(),
+        strict=sizing.limit is not None,
+    )
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
@@ -225,9 +211,11 @@ def _blocks(text: str) -> Iterator[tuple[int, int, int]]:
         yield _B_PARA, para_start, n
 
 
-def _sentences(text: str, start: int, end: int) -> list[tuple[int, int, int]]:
+def _sentences(
+    text: str, start: int, end: int, counter: TokenCounter
+) -> list[tuple[int, int, int]]:
     """(start, end, tokens) of the trimmed, non-blank sentences in text[start:end]."""
-    out: list[tuple[int, int, int]] = []
+    spans: list[tuple[int, int]] = []
     prev = start
     # Trimming is inlined: this loop runs once per sentence of every oversized paragraph.
     for m in _SENTENCE_END_RE.finditer(text, start, end):
@@ -238,45 +226,38 @@ def _sentences(text: str, start: int, end: int) -> list[tuple[int, int, int]]:
         while b > a and text[b - 1].isspace():
             b -= 1
         if a < b:
-            out.append((a, b, count_tokens(text[a:b])))
+            spans.append((a, b))
     a, b = _trim(text, prev, end)
     if a < b:
-        out.append((a, b, count_tokens(text[a:b])))
-    return out
-
-
-@lru_cache(maxsize=32)
-def _piece_re(size: int) -> re.Pattern[str]:
-    # One regex match takes up to ``size`` tokens at once, so oversized sentences (e.g. a
-    # long unpunctuated Chinese paragraph) cost one match per piece, not one per token.
-    return re.compile(f"(?:{_NON_TOKEN}*+{_TOKEN}){{1,{size}}}{_GLUED_PUNCT}*+")
+        spans.append((a, b))
+    counts = counter.counts([text[a:b] for a, b in spans])
+    return [(a, b, n) for (a, b), n in zip(spans, counts, strict=True)]
 
 
 def _split_words(
-    text: str, start: int, end: int, tokens: int, size: int, kind: int, out: list[_Unit]
+    text: str,
+    start: int,
+    end: int,
+    size: int,
+    kind: int,
+    counter: TokenCounter,
+    out: list[_Unit],
 ) -> None:
-    """Cut trimmed text[start:end] (``tokens`` > size) into pieces of <= size tokens.
+    """Cut trimmed text[start:end] (more than ``size`` tokens) into pieces of <= size tokens.
 
-    Cuts fall only before a token (never inside a word run), so the pieces' counts add up
-    to ``tokens``; CJK runs are thereby cut between characters.
+    Cuts fall only before a token, between words where a word fits a piece, so CJK runs
+    are cut between characters and the pieces' counts add up to the text's.
     """
-    pattern = _piece_re(size)
-    pieces: list[tuple[int, int]] = []
-    pos = start
-    while (m := pattern.match(text, pos, end)) is not None:
-        pieces.append((pos, m.end()))
-        pos = m.end()
-    # Trailing symbols without a token (e.g. "word 🎉 !") belong to the last piece.
-    pieces[-1] = (pieces[-1][0], end)
-    # A piece with fewer than ``size`` tokens means no tokens were left after it, so only
-    # the last piece can be short.
-    last = len(pieces) - 1
-    for i, (a, b) in enumerate(pieces):
+    for a, b, tokens in counter.cut(text, start, end, size):
         a, b = _trim(text, a, b)
-        out.append((a, b, size if i < last else tokens - size * last, kind, False))
+        if a < b:
+            out.append((a, b, tokens, kind, False))
 
 
-def _split_fence(text: str, start: int, end: int, size: int, out: list[_Unit]) -> None:
+def _split_fence(
+    text: str, start: int, end: int, size: int, counter: TokenCounter, out: list[_Unit]
+) -> None:
+    lines: list[tuple[int, int]] = []
     line = start
     while line < end:
         eol = text.find("\n", line, end)
@@ -284,38 +265,52 @@ def _split_fence(text: str, start: int, end: int, size: int, out: list[_Unit]) -
             eol = end
         a, b = _trim(text, line, eol)
         line = eol + 1
-        if a == b:
-            continue
-        tokens = count_tokens(text[a:b])
+        if a < b:
+            lines.append((a, b))
+    counts = counter.counts([text[a:b] for a, b in lines])
+    for (a, b), tokens in zip(lines, counts, strict=True):
         if tokens <= size:
             out.append((a, b, tokens, _U_FENCE_PART, False))
         else:
-            _split_words(text, a, b, tokens, size, _U_FENCE_PART, out)
+            _split_words(text, a, b, size, _U_FENCE_PART, counter, out)
 
 
-def _units(text: str, size: int) -> list[_Unit]:
+def _units(text: str, size: int, counter: TokenCounter, fence_limit: int) -> list[_Unit]:
     """Packing units in text order: each <= size tokens, except atomic fences."""
-    units: list[_Unit] = []
-    fence_limit = _MAX_FENCE_FACTOR * size
     surely_oversized = _SURELY_OVERSIZED_CHARS_PER_TOKEN * size
+    blocks: list[tuple[int, int, int]] = []
     for kind, block_start, block_end in _blocks(text):
         start, end = _trim(text, block_start, block_end)
-        if start == end:
-            continue
+        if start < end:
+            blocks.append((kind, start, end))
+    # Blocks are counted in one call (a tokenizer batches them); a block surely too large
+    # for one chunk is not counted whole, only its sentences are.
+    counted = [i for i, (kind, a, b) in enumerate(blocks) if b - a <= surely_oversized]
+    counted.extend(
+        i for i, (kind, a, b) in enumerate(blocks) if kind == _B_FENCE and b - a > surely_oversized
+    )
+    counts = dict(
+        zip(
+            counted,
+            counter.counts([text[a:b] for _, a, b in (blocks[i] for i in counted)]),
+            strict=True,
+        )
+    )
+    units: list[_Unit] = []
+    for i, (kind, start, end) in enumerate(blocks):
+        tokens = counts.get(i)
         heading = kind == _B_HEADING
         if kind == _B_FENCE:
-            tokens = count_tokens(text[start:end])
+            assert tokens is not None
             if tokens <= fence_limit:
                 units.append((start, end, tokens, _U_FENCE, False))
             else:
-                _split_fence(text, start, end, size, units)
+                _split_fence(text, start, end, size, counter, units)
             continue
-        if end - start <= surely_oversized:
-            tokens = count_tokens(text[start:end])
-            if tokens <= size:
-                units.append((start, end, tokens, _U_PARA, heading))
-                continue
-        sentences = _sentences(text, start, end)
+        if tokens is not None and tokens <= size:
+            units.append((start, end, tokens, _U_PARA, heading))
+            continue
+        sentences = _sentences(text, start, end, counter)
         tokens = sum(n for _, _, n in sentences)
         if tokens <= size:
             units.append((start, end, tokens, _U_PARA, heading))
@@ -325,15 +320,26 @@ def _units(text: str, size: int) -> list[_Unit]:
             if n <= size:
                 units.append((a, b, n, _U_PIECE, False))
             else:
-                _split_words(text, a, b, n, size, _U_PIECE, units)
+                _split_words(text, a, b, size, _U_PIECE, counter, units)
         if heading:
             a, b, n, unit_kind, _ = units[first]
             units[first] = (a, b, n, unit_kind, True)
     return units
 
 
+def _balanced_target(units: list[_Unit], size: int, overlap: int) -> int:
+    """The chunk size that cuts the text into as many chunks as greedy packing needs, but
+    about equal ones: a 300-token abstract becomes two of 150, not 254 and 46 (a short tail
+    chunk embeds and ranks poorly). Overlap repeats text, so it counts in every chunk."""
+    total = sum(u[2] for u in units)
+    if total <= size:
+        return size
+    chunks = -(-(total - overlap) // (size - overlap))
+    return min(size, -(-(total + (chunks - 1) * overlap) // chunks))
+
+
 def _overlap(
-    text: str, units: list[_Unit], chunk_start: int, overlap: int
+    text: str, units: list[_Unit], chunk_start: int, overlap: int, counter: TokenCounter
 ) -> list[tuple[int, int]]:
     """(start, tokens) of the trailing sentences of a chunk to repeat in the next one."""
     picked: list[tuple[int, int]] = []
@@ -343,7 +349,10 @@ def _overlap(
         # without its opening line; repeating prose is useful, repeating code is not.
         if kind in (_U_FENCE, _U_FENCE_PART):
             break
-        sentences = [(start, end, tokens)] if kind == _U_PIECE else _sentences(text, start, end)
+        if kind == _U_PIECE:
+            sentences = [(start, end, tokens)]
+        else:
+            sentences = _sentences(text, start, end, counter)
         for sentence_start, _, sentence_tokens in reversed(sentences):
             # The chunk's first sentence is never repeated: that would repeat it whole
             # (or, for its overlap prefix, reach back two chunks).
@@ -356,8 +365,19 @@ def _overlap(
     return picked
 
 
-def _pack(text: str, units: list[_Unit], size: int, overlap: int) -> list[Chunk]:
-    """Greedily fill chunks with units in order, carrying overlap between them."""
+def _pack(
+    text: str,
+    units: list[_Unit],
+    size: int,
+    overlap: int,
+    counter: TokenCounter,
+    target: int,
+) -> list[Chunk]:
+    """Fill chunks with units in order, carrying overlap between them.
+
+    A chunk is closed before a unit that would take it past ``size``, or past ``target``
+    by more than half the unit (``target`` == ``size`` is plain greedy packing).
+    """
     chunks: list[Chunk] = []
     current: list[_Unit] = []  # units not yet emitted in any chunk
     carried: list[tuple[int, int]] = []  # (start, tokens) of overlap opening the chunk
@@ -379,7 +399,7 @@ def _pack(text: str, units: list[_Unit], size: int, overlap: int) -> list[Chunk]
             # heading's first unit (a heading alone at a chunk's end helps nobody).
             after = units[i + 1][2] if i + 1 < count else 0
             both = unit_tokens + after
-            if 2 * tokens > size or tokens + both > size >= both:
+            if 2 * tokens > target or tokens + both > size >= both:
                 emit()
                 current, carried, dropped, tokens = [], [], 0, 0
         if unit_tokens > size:
@@ -390,13 +410,15 @@ def _pack(text: str, units: list[_Unit], size: int, overlap: int) -> list[Chunk]
             chunks.append(Chunk(start, end, text[start:end], unit_tokens))
             current, carried, dropped, tokens = [], [], 0, 0
             continue
-        if current and tokens + unit_tokens > size:
+        if current and (
+            tokens + unit_tokens > size or 2 * (tokens + unit_tokens - target) > unit_tokens
+        ):
             chunk_start = emit()
             # A heading should begin its chunk, so it gets no overlap in front of it.
             if heading or not overlap:
                 carried = []
             else:
-                carried = _overlap(text, current, chunk_start, overlap)
+                carried = _overlap(text, current, chunk_start, overlap, counter)
             dropped = 0
             tokens = sum(n for _, n in carried)
             current = []
@@ -410,3 +432,33 @@ def _pack(text: str, units: list[_Unit], size: int, overlap: int) -> list[Chunk]
     if current:
         emit()
     return chunks
+
+
+def _fit(text: str, chunks: list[Chunk], size: int, counter: TokenCounter) -> list[Chunk]:
+    """Chunks as ``counter`` counts each one's own text, none above ``size``.
+
+    A subword tokenizer's counts are not always additive (characters it drops, like a
+    zero-width space, join the words on either side), so a packed chunk can come out a
+    few tokens over; it is cut again, from its own tokens, in place (spans stay in order).
+    """
+    counts = counter.counts([c.text for c in chunks])
+    out: list[Chunk] = []
+    for chunk, tokens in zip(chunks, counts, strict=True):
+        if tokens <= size:
+            out.append(Chunk(chunk.start, chunk.end, chunk.text, tokens))
+        else:
+            out.extend(_recut(text, chunk, tokens, size, counter))
+    return out
+
+
+def _recut(text: str, chunk: Chunk, tokens: int, size: int, counter: TokenCounter) -> list[Chunk]:
+    pieces = []
+    for a, b, _ in counter.cut(text, chunk.start, chunk.end, size):
+        a, b = _trim(text, a, b)
+        if a < b:
+            pieces.append(Chunk(a, b, text[a:b], 0))
+    if len(pieces) < 2:
+        # One character the tokenizer makes more than `size` tokens of: nothing to cut.
+        return [Chunk(chunk.start, chunk.end, chunk.text, tokens)]
+    # Each piece is smaller than the chunk, so this ends.
+    return _fit(text, pieces, size, counter)
