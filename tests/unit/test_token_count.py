@@ -7,6 +7,7 @@ the `tokenizers` package of the `local` extra; skipped without it.
 from __future__ import annotations
 
 import importlib.util
+import itertools
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -170,7 +171,7 @@ def test_cut_covers_the_span_in_pieces_of_at_most_size(
     for counter in (tokens, ESTIMATE):
         cut = counter.cut(text, 0, len(text), size)
         assert cut[0][0] == 0 and cut[-1][1] == len(text)
-        assert all(a[1] == b[0] for a, b in zip(cut, cut[1:], strict=False))
+        assert all(a[1] == b[0] for a, b in itertools.pairwise(cut))
         assert sum(n for _, _, n in cut) == counter.count(text)
         for a, b, n in cut:
             # Above size only when one character alone is more tokens than that.
