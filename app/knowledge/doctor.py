@@ -465,7 +465,7 @@ def _index_snapshot(parts: EngineParts, base: Base, found: _Findings) -> IndexSn
         store = parts.stores.get_if_exists(base.id)
         if store is None:
             found.index_usable = True  # no index yet: nothing in it to disagree
-            return IndexSnapshot([], [], set(), None)
+            return IndexSnapshot([], [], set(), set(), 0, None)
         errors = store.integrity_check()
         if errors:
             _index_corrupt(found, base, f"index {store.path}: {_first(errors)}")
@@ -551,16 +551,17 @@ def _check_index(
             found.add(
                 Code.ORPHAN_VECTOR, base.id, None, f"{len(lost)} vector(s) whose chunk is gone"
             )
-    unindexed = chunk_ids - snapshot.fts_rowids
-    ghosts = snapshot.fts_rowids - chunk_ids
-    if unindexed or ghosts:
+    unindexed = snapshot.unit_ids - snapshot.fts_rowids
+    ghosts = snapshot.fts_rowids - snapshot.unit_ids
+    if unindexed or ghosts or snapshot.unitless_chunks:
         found.rebuild_fts = True
         found.add(
             Code.FTS_MISMATCH,
             base.id,
             None,
-            f"{len(unindexed)} chunk(s) missing from the full-text index, "
-            f"{len(ghosts)} full-text row(s) without a chunk",
+            f"{len(unindexed)} passage(s) missing from the full-text index, "
+            f"{len(ghosts)} full-text row(s) without a passage of chunks, "
+            f"{snapshot.unitless_chunks} chunk(s) without a passage",
         )
 
     # Completed documents: material, chunks and (vector bases) one vector per chunk.
@@ -806,7 +807,7 @@ def _repair_index(
                 Code.FTS_MISMATCH,
                 base.id,
                 None,
-                f"rebuilt the full-text index from {written} chunk(s)",
+                f"rebuilt the full-text index: {written} passage(s)",
             )
         )
     return repairs

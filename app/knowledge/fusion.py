@@ -18,18 +18,24 @@ def rrf(
     *,
     k: int = RRF_K,
     weights: Sequence[float] | None = None,
+    ranks: Sequence[Sequence[int] | None] | None = None,
 ) -> list[tuple[K, float]]:
     """Reciprocal Rank Fusion: score(d) = sum_i w_i / (k + rank_i(d)), ranks from 1.
 
-    Ties keep the order in which keys were first seen, so the result is deterministic.
+    A list's ranks are the positions of its keys unless `ranks` gives them (keys may then
+    share a rank: the chunks of one full-text passage). Ties keep the order in which keys
+    were first seen, so the result is deterministic.
     """
     if weights is None:
         weights = [1.0] * len(ranked_lists)
-    if len(weights) != len(ranked_lists):
-        raise ValueError("one weight per ranked list is required")
+    if ranks is None:
+        ranks = [None] * len(ranked_lists)
+    if len(weights) != len(ranked_lists) or len(ranks) != len(ranked_lists):
+        raise ValueError("one weight (and one rank list) per ranked list is required")
     scores: dict[K, float] = {}
-    for ranked, weight in zip(ranked_lists, weights, strict=True):
-        for rank, key in enumerate(ranked, start=1):
+    for ranked, weight, given in zip(ranked_lists, weights, ranks, strict=True):
+        positions = range(1, len(ranked) + 1) if given is None else given
+        for rank, key in zip(positions, ranked, strict=True):
             scores[key] = scores.get(key, 0.0) + weight / (k + rank)
     order = {key: i for i, key in enumerate(scores)}
     return sorted(scores.items(), key=lambda kv: (-kv[1], order[kv[0]]))

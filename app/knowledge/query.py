@@ -11,7 +11,7 @@ import numpy as np
 
 from app.knowledge.fusion import fusion_weights, rrf
 from app.knowledge.pipeline.indexing.tokenize import fts_match_expression, query_tokens
-from app.knowledge.pipeline.store.index_store import IndexStore
+from app.knowledge.pipeline.store.index_store import Bm25Hit, IndexStore
 from app.knowledge.provider_errors import provider_failure
 from app.knowledge.types import (
     Base,
@@ -120,14 +120,14 @@ def search(
         metrics.total_ms = _ms(started)
         return response
 
-    bm25_hits: list[tuple[int, float]] = []
+    bm25_hits: list[Bm25Hit] = []
     vector_hits: list[tuple[int, float]] = []
     embed_failure: ProviderError | None = None
     if mode in (SearchMode.BM25, SearchMode.HYBRID):
         t = time.perf_counter()
         bm25_hits = store.bm25_search(fts_match_expression(tokens), wanted)
         metrics.bm25_search_ms = _ms(t)
-        metrics.bm25_hit_count = len(bm25_hits)
+        metrics.bm25_hit_count = len({h.rank for h in bm25_hits})
     if mode in (SearchMode.VECTOR, SearchMode.HYBRID):
         if embedder is None:
             raise TroveError(
@@ -146,7 +146,7 @@ def search(
     weights = (1.0, 1.0) if fusion == "rrf" else fusion_weights(query, base.embedding_model)
     # Without the query's vector a hybrid search is a full-text one: keep BM25's own order.
     fuse_mode = SearchMode.BM25 if embed_failure is not None else mode
-    candidates = _fuse(fuse_mode, bm25_hits, vector_hits, weights)
+    candidates = _fuse(fuse_mode, bm25_hits, vector_hits, weights, store)
     metrics.fusion_ms = _ms(t) if fuse_mode is SearchMode.HYBRID else 0.0
 
     results = _visible_results(base, store, items, candidates)
@@ -211,20 +211,50 @@ def _degrade(base: Base, response: SearchResponse, degradation: Degradation) -> 
 
 def _fuse(
     mode: SearchMode,
-    bm25_hits: list[tuple[int, float]],
+    bm25_hits: list[Bm25Hit],
     vector_hits: list[tuple[int, float]],
     weights: tuple[float, float],
+    store: IndexStore,
 ) -> list[_Candidate]:
     if mode is SearchMode.BM25:
-        return [_Candidate(cid, score, ScoreKind.RANKING) for cid, score in bm25_hits]
+        return [_Candidate(h.chunk_id, h.score, ScoreKind.RANKING) for h in bm25_hits]
     if mode is SearchMode.VECTOR:
         return [_Candidate(cid, score, ScoreKind.RELEVANCE) for cid, score in vector_hits]
-    lists = [[cid for cid, _ in bm25_hits], [cid for cid, _ in vector_hits]]
-    fused = rrf(
-        [lst for lst, w in zip(lists, weights, strict=True) if w > 0],
-        weights=[w for w in weights if w > 0],
-    )
-    return [_Candidate(cid, score, ScoreKind.RANKING) for cid, score in fused]
+    return _fuse_passages(bm25_hits, vector_hits, weights, store)
+
+
+def _fuse_passages(
+    bm25_hits: list[Bm25Hit],
+    vector_hits: list[tuple[int, float]],
+    weights: tuple[float, float],
+    store: IndexStore,
+) -> list[_Candidate]:
+    """RRF over full-text passages, the unit both lists can rank.
+
+    Full text ranks passages; the vectors rank chunks, and a passage takes the rank of its
+    best chunk among passages (MaxP), so a document cut into several chunks counts once in
+    each list, as it did when it was one chunk. Each fused passage then lists its chunks
+    that either list found, best vector match first, all with the passage's score.
+    """
+    passage_of = {h.chunk_id: h.passage for h in bm25_hits}
+    passage_of.update(store.passages_of(cid for cid, _ in vector_hits if cid not in passage_of))
+    bm25_order = list(dict.fromkeys(h.passage for h in bm25_hits))
+    vector_order = list(
+        dict.fromkeys(passage_of.get(cid, -cid) for cid, _ in vector_hits)
+    )  # a chunk in no passage (a damaged index) stands for itself
+    lists = [bm25_order, vector_order]
+    kept = [i for i, w in enumerate(weights) if w > 0]
+    fused = rrf([lists[i] for i in kept], weights=[weights[i] for i in kept])
+    members: dict[int, list[int]] = {}
+    for cid, _ in vector_hits if weights[1] > 0 else ():
+        members.setdefault(passage_of.get(cid, -cid), []).append(cid)
+    for h in bm25_hits:
+        members.setdefault(h.passage, []).append(h.chunk_id)
+    out: list[_Candidate] = []
+    for passage, score in fused:
+        for cid in dict.fromkeys(members.get(passage, ())):
+            out.append(_Candidate(cid, score, ScoreKind.RANKING))
+    return out
 
 
 def _visible_results(

@@ -57,6 +57,18 @@ def _chunk_ids(conn: apsw.Connection, item_id: str) -> list[int]:
     return [int(r[0]) for r in conn.execute("SELECT id FROM chunks WHERE item_id = ?", (item_id,))]
 
 
+def _unit_ids(conn: apsw.Connection, item_id: str) -> list[int]:
+    """The item's full-text passages (the rowids of its full-text rows)."""
+    return [
+        int(r[0])
+        for r in conn.execute(
+            "SELECT u.id FROM fts_units u JOIN materials m ON m.id = u.material_id "
+            "WHERE m.item_id = ?",
+            (item_id,),
+        )
+    ]
+
+
 def _codes(report: DoctorReport) -> dict[str, set[str | None]]:
     out: dict[str, set[str | None]] = {}
     for p in report.problems:
@@ -108,8 +120,8 @@ def _damage(svc: KnowledgeService, base_id: str) -> dict[str, Item]:
         with conn:
             for cid in _chunk_ids(conn, roles["no_vectors"].id):
                 conn.execute("DELETE FROM vectors WHERE rowid = ?", (cid,))
-            for cid in _chunk_ids(conn, roles["no_fts"].id):
-                conn.execute("DELETE FROM chunks_fts WHERE rowid = ?", (cid,))
+            for unit in _unit_ids(conn, roles["no_fts"].id):
+                conn.execute("DELETE FROM chunks_fts WHERE rowid = ?", (unit,))
             conn.execute(
                 "INSERT INTO vectors (rowid, embedding) VALUES (?, ?)",
                 (987654, bytes(4 * 16)),
@@ -213,6 +225,24 @@ def test_stuck_folder_root_settles_and_broken_fts_is_rebuilt(
     result = svc.doctor(repair=True)
     assert result.clean
     assert svc.get_item(root.id).status is ItemStatus.COMPLETED
+
+
+def test_a_chunk_without_a_passage_is_found_and_given_one(
+    svc: KnowledgeService, tmp_path: Path
+) -> None:
+    base_id = _indexed(svc, tmp_path, embedding_model="fake:bow")
+    delta = _leaves(svc, base_id)["delta.md"]
+    conn = _index(svc, base_id)
+    try:
+        with conn:  # full text can no longer reach delta's chunks
+            for unit in _unit_ids(conn, delta.id):
+                conn.execute("DELETE FROM fts_units WHERE id = ?", (unit,))
+    finally:
+        conn.close()
+    assert _found(svc, base_id, "deltaword") == set()
+    assert _codes(svc.doctor(base_id).report) == {Code.FTS_MISMATCH: {None}}
+    assert svc.doctor(base_id, repair=True).clean
+    assert _found(svc, base_id, "deltaword") == {delta.id}
 
 
 def test_checking_never_creates_an_index(svc: KnowledgeService, tmp_path: Path) -> None:

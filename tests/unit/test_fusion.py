@@ -36,3 +36,13 @@ def test_weighted_rrf() -> None:
     assert fused[0][1] == pytest.approx(1 / 62 + 0.5 / 61)
     with pytest.raises(ValueError):
         rrf([["A"]], weights=[1.0, 2.0])
+
+
+def test_rrf_with_given_ranks_lets_keys_share_one() -> None:
+    # A1 and A2 are the chunks of one full-text passage ranked first; B's passage second.
+    fused = dict(rrf([["A1", "A2", "B"], ["A2", "B"]], ranks=[[1, 1, 2], None]))
+    assert fused["A1"] == pytest.approx(1 / 61)
+    assert fused["A2"] == pytest.approx(1 / 61 + 1 / 61)
+    assert fused["B"] == pytest.approx(1 / 62 + 1 / 62)
+    with pytest.raises(ValueError):
+        rrf([["A"]], ranks=[None, None])

@@ -5,17 +5,24 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+import apsw
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.knowledge.jobs.index_documents import text_hash
+from app.knowledge.pipeline.indexing.chunker import chunk_text, chunk_with
+from app.knowledge.pipeline.indexing.token_count import ChunkSizing
 from app.knowledge.pipeline.indexing.tokenize import fts_match_expression, query_tokens
 from app.knowledge.pipeline.store.index_store import (
     ChunkRecord,
     DimensionMismatchError,
     IndexStore,
+    UnitRecord,
     build_fresh,
     index_path,
+    passage_ranges,
     swap_in,
 )
 from app.knowledge.pipeline.store.registry import StoreRegistry
@@ -32,7 +39,7 @@ def _records(*texts: str) -> list[ChunkRecord]:
 
 
 def _match(store: IndexStore, text: str) -> list[int]:
-    return [cid for cid, _ in store.bm25_search(fts_match_expression(query_tokens(text)), 50)]
+    return [h.chunk_id for h in store.bm25_search(fts_match_expression(query_tokens(text)), 50)]
 
 
 def _unit(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
@@ -159,3 +166,128 @@ def test_open_stores_follow_a_fresh_file_swapped_in_by_restore(tmp_path: Path) -
     assert reader.item_ids() == ["new"] and reader.integrity_check() == []
     other.close()
     reader.close()
+
+
+# -- full-text passages -------------------------------------------------------------------
+
+WORDS = [
+    "tide",
+    "moon",
+    "ocean",
+    "pull",
+    "shore",
+    "wave",
+    "salt",
+    "reef",
+    "keeper",
+    "lamp",
+    "storm",
+    "glass",
+]
+
+
+def _prose(words: int, special: str = "") -> str:
+    body = " ".join(WORDS[i % len(WORDS)] for i in range(words))
+    return f"{body} {special}".strip()
+
+
+def _two_chunks_one_passage(store: IndexStore) -> tuple[list[int], str]:
+    first = _prose(40)
+    second = _prose(40, "lighthousekeeper")
+    text = f"{first}\n\n{second}"
+    records = [
+        ChunkRecord(0, len(first), first, 40, text_hash(first)),
+        ChunkRecord(len(first) + 2, len(text), second, 41, text_hash(second)),
+    ]
+    ids = store.rebuild_material(
+        "item1", "a.md", "Tides", len(text), records, units=[UnitRecord(0, len(text), text, 0, 1)]
+    )
+    return ids, text
+
+
+def test_a_passage_ranks_every_chunk_in_it(tmp_path: Path) -> None:
+    store = IndexStore(tmp_path / "i.sqlite")
+    ids, _ = _two_chunks_one_passage(store)
+    other = store.rebuild_material(
+        "item2", "b.md", "Other", 30, _records("lighthousekeeper alone", "nothing else here")
+    )
+    hits = store.bm25_search(fts_match_expression(query_tokens("lighthousekeeper")), 10)
+    by_chunk = {h.chunk_id: h for h in hits}
+    # The word is in the second chunk only; the first shares its passage's score and rank.
+    assert set(by_chunk) == {*ids, other[0]}
+    assert by_chunk[ids[0]].rank == by_chunk[ids[1]].rank
+    assert by_chunk[ids[0]].score == by_chunk[ids[1]].score
+    assert [h.chunk_id for h in hits if h.rank == by_chunk[ids[0]].rank] == ids  # text order
+    assert store.integrity_snapshot().unit_ids == set(store.integrity_snapshot().fts_rowids)
+    assert store.delete_material("item1") == 2
+    assert _match(store, "lighthousekeeper") == [other[0]]
+    snapshot = store.integrity_snapshot()
+    assert snapshot.unit_ids == snapshot.fts_rowids and snapshot.unitless_chunks == 0
+
+
+def test_rebuild_fts_puts_passages_back_from_their_chunks(tmp_path: Path) -> None:
+    store = IndexStore(tmp_path / "i.sqlite")
+    ids, _ = _two_chunks_one_passage(store)
+    query = fts_match_expression(query_tokens("lighthousekeeper tide"))
+    before = store.bm25_search(query, 10)
+    conn = apsw.Connection(str(store.path))
+    with conn:
+        conn.execute("DELETE FROM chunks_fts")
+        conn.execute("UPDATE fts_units SET first_seq = 1")  # the first chunk in no passage
+    conn.close()
+    damaged = store.integrity_snapshot()
+    assert damaged.unitless_chunks == 1 and damaged.fts_rowids == set()
+    assert store.rebuild_fts() == 2  # the passage, and the first chunk's own
+    # Both chunks are found again; the first, now its own passage, ranks on its own words.
+    after = store.bm25_search(query, 10)
+    assert {h.chunk_id for h in after} == {h.chunk_id for h in before} == set(ids)
+    assert [h.rank for h in after] == [1, 2]
+    snapshot = store.integrity_snapshot()
+    assert snapshot.unit_ids == snapshot.fts_rowids and snapshot.unitless_chunks == 0
+
+
+def test_an_index_of_schema_2_gets_a_passage_per_chunk(tmp_path: Path) -> None:
+    path = tmp_path / "i.sqlite"
+    store = IndexStore(path)
+    ids = store.rebuild_material("item1", "a.md", "A", 20, _records("alpha beta", "gamma"))
+    store.close()
+    conn = apsw.Connection(str(path))
+    with conn:  # back to schema 2: full-text rows keyed by chunk id, no passages
+        conn.execute("DELETE FROM chunks_fts")
+        for chunk_id, text in conn.execute("SELECT id, text FROM chunks").fetchall():
+            conn.execute(
+                "INSERT INTO chunks_fts (rowid, body, title) VALUES (?,?,?)", (chunk_id, text, "a")
+            )
+        conn.execute("DROP TABLE fts_units")
+        conn.execute("PRAGMA user_version=2")
+    conn.close()
+    store = IndexStore(path)
+    assert _match(store, "gamma") == [ids[1]] and _match(store, "alpha") == [ids[0]]
+    snapshot = store.integrity_snapshot()
+    assert snapshot.unit_ids == snapshot.fts_rowids == set(ids)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    paragraphs=st.lists(st.integers(1, 120), min_size=1, max_size=12),
+    limit=st.integers(8, 60),
+    size=st.integers(20, 200),
+)
+def test_every_chunk_is_in_a_passage_and_every_passage_names_one(
+    paragraphs: list[int], limit: int, size: int
+) -> None:
+    text = "\n\n".join(_prose(n, f"p{i}") for i, n in enumerate(paragraphs))
+    chunks = chunk_with(text, ChunkSizing(size, size // 8, limit))
+    passages = chunk_text(text, size, size // 8)
+    ranges = passage_ranges(
+        [(c.start, c.end) for c in chunks], [(p.start, p.end) for p in passages]
+    )
+    assert len(ranges) == len(passages)
+    named: set[int] = set()
+    for (first, last), passage in zip(ranges, passages, strict=True):
+        assert 0 <= first <= last < len(chunks)
+        named.update(range(first, last + 1))
+        for i, chunk in enumerate(chunks):
+            if passage.start <= chunk.start and chunk.end <= passage.end:
+                assert first <= i <= last  # a chunk wholly inside is always named
+    assert named == set(range(len(chunks)))

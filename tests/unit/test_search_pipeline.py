@@ -10,6 +10,7 @@ import pytest
 
 from app.knowledge import query
 from app.knowledge.fusion import rrf
+from app.knowledge.pipeline.store.index_store import Bm25Hit
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import (
     BaseStatus,
@@ -90,7 +91,7 @@ def test_overfetch_count(
     asked: dict[str, int] = {}
     real_bm25, real_vec = store.bm25_search, store.vector_search
 
-    def bm25(match: str, limit: int) -> list[tuple[int, float]]:
+    def bm25(match: str, limit: int) -> list[Bm25Hit]:
         asked["bm25"] = limit
         return real_bm25(match, limit)
 

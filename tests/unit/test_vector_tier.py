@@ -202,6 +202,8 @@ def test_a_sqlite_vec_index_of_an_older_trove_is_migrated(tmp_path: Path) -> Non
     with conn:
         conn.execute("DROP TABLE IF EXISTS vector_blocks")
         conn.execute("DROP TABLE IF EXISTS vectors")
+        # What schema 3 added (full-text passages) goes too: this file is schema 1.
+        conn.execute("DROP TABLE fts_units")
         conn.execute(
             "CREATE VIRTUAL TABLE vectors USING vec0(embedding float[8] distance_metric=cosine)"
         )

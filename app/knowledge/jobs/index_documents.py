@@ -38,7 +38,12 @@ from app.knowledge.pipeline.indexing.token_count import ChunkSizing, embedding_i
 from app.knowledge.pipeline.readers.errors import ReaderError
 from app.knowledge.pipeline.sources.snapshot import page_document
 from app.knowledge.pipeline.sources.web import FetchCancelled, FetchError, fetch_url
-from app.knowledge.pipeline.store.index_store import ChunkRecord, DimensionMismatchError
+from app.knowledge.pipeline.store.index_store import (
+    ChunkRecord,
+    DimensionMismatchError,
+    UnitRecord,
+    passage_ranges,
+)
 from app.knowledge.pipeline.store.vector_codes import FloatMatrix
 from app.knowledge.pipeline.text_extraction import (
     ExtractedFile,
@@ -128,14 +133,21 @@ class Acquired:
     page_starts: tuple[int, ...]
     char_count: int
     spans: Spans
-    # The chunk texts, in span order; a fresh stream each call (a file is read again).
-    texts: Callable[[], Iterator[str]]
+    # The texts of spans (in order) of the material; a fresh stream each call (a file is
+    # read again).
+    texts_of: Callable[[Spans], Iterator[str]]
     # Files this job wrote under raw/, removed again if the item is deleted meanwhile.
     written: list[Path] = field(default_factory=list)
     # Scratch files (a worker's copy of the text) removed when the job ends, however.
     scratch: list[Path] = field(default_factory=list)
     # Embedded in front of chunks that do not show the title (see ChunkSizing.header).
     header: str = ""
+    # Full-text passages, when they are not the chunks (see text_extraction.passage_units).
+    unit_spans: Spans | None = None
+
+    def texts(self) -> Iterator[str]:
+        """The chunk texts, in span order."""
+        return self.texts_of(self.spans)
 
     def records(self) -> Iterator[ChunkRecord]:
         """The chunks to write, streamed: at most one chunk's text is held at a time."""
@@ -143,6 +155,19 @@ class Acquired:
             yield ChunkRecord(
                 start, end, text, tokens, self.hash_of(text), page_at(self.page_starts, start)
             )
+
+    def unit_records(self) -> Iterator[UnitRecord] | None:
+        """The passages to write, streamed like the chunks (None: each chunk is one)."""
+        if self.unit_spans is None:
+            return None
+        units = [(start, end) for start, end, _ in iter_spans(self.unit_spans)]
+        ranges = passage_ranges([(a, b) for a, b, _ in iter_spans(self.spans)], units)
+        texts = self.texts_of(self.unit_spans)
+        return (
+            UnitRecord(start, end, text, first, last)
+            for (start, end), (first, last), text in zip(units, ranges, texts, strict=True)
+            if first >= 0  # a passage no chunk reaches (none in real text) finds nothing
+        )
 
     def embedding_inputs(self) -> Iterator[str]:
         """What is embedded for each chunk, in span order (a fresh stream each call)."""
@@ -244,6 +269,7 @@ def _index(
                 got.records(),
                 vectors,
                 content_hash=item.content_hash,
+                units=got.unit_records(),
             )
         except DimensionMismatchError as exc:
             raise ItemFailure(ErrorCode.EMBEDDING_FAILED, str(exc)) from exc
@@ -311,9 +337,16 @@ def _chunked(
     ctx: JobContext, sizing: ChunkSizing, text: str, title: str, page_starts: tuple[int, ...]
 ) -> Acquired:
     """A text already in memory (a note, a fetched page: small by nature), chunked."""
-    spans = ctx.parts.extraction.run(chunk_spans, text, title, sizing, cancelled=ctx.cancelled)
-    _require_chunks(spans)
-    return Acquired(title, page_starts, len(text), spans, lambda: texts_from_text(text, spans))
+    chunked = ctx.parts.extraction.run(chunk_spans, text, title, sizing, cancelled=ctx.cancelled)
+    _require_chunks(chunked.spans)
+    return Acquired(
+        title,
+        page_starts,
+        len(text),
+        chunked.spans,
+        lambda spans: texts_from_text(text, spans),
+        unit_spans=chunked.units,
+    )
 
 
 def _acquire_file(
@@ -339,7 +372,7 @@ def _acquire_file(
         if source != target:
             os.replace(scratch, target)
             got.written.append(target)
-            got.texts = lambda: texts_from_file(target, got.spans)
+            got.texts_of = lambda spans: texts_from_file(target, spans)
         else:
             got.scratch.append(scratch)
         return got
@@ -362,14 +395,14 @@ def _file_result(
         if not reacquire and result.code == ErrorCode.SOURCE_MISSING:
             raise ItemFailure(result.code, "the base's own copy of this file is missing")
         raise ItemFailure(result.code, result.message)
-    spans = result.spans
-    _require_chunks(spans)
+    _require_chunks(result.spans)
     return Acquired(
         result.title,
         result.page_starts,
         result.char_count,
-        spans,
-        lambda: texts_from_file(written, spans),
+        result.spans,
+        lambda spans: texts_from_file(written, spans),
+        unit_spans=result.units,
     )
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from app.knowledge.pipeline.indexing.chunker import Chunk, chunk_with
+from app.knowledge.pipeline.indexing.chunker import Chunk, chunk_text, chunk_with
 from app.knowledge.pipeline.indexing.spans import Spans, add_spans
 from app.knowledge.pipeline.indexing.token_count import ChunkSizing
 from app.knowledge.pipeline.readers.errors import ReaderError
@@ -74,13 +74,23 @@ class ExtractedFile:
     """A document whose text a worker wrote to a file (UTF-8, no newline translation).
 
     `spans` holds each chunk's (start, end, token_count), flattened; the chunk texts are
-    read back from the file (see indexing.spans).
+    read back from the file (see indexing.spans). `units`, in the same form, holds the
+    full-text passages when they differ from the chunks (see passage_units).
     """
 
     title: str
     page_starts: tuple[int, ...]
     char_count: int
     spans: Spans
+    units: Spans | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Chunked:
+    """A text's chunk spans and, when they differ, its full-text passage spans."""
+
+    spans: Spans
+    units: Spans | None
 
 
 def extract_to_file(
@@ -100,11 +110,23 @@ def extract_to_file(
         return ExtractFailure(str(exc.code), exc.message)
 
 
-def chunk_spans(text: str, title: str, sizing: ChunkSizing) -> Spans:
-    """The spans of a text's chunks, as extract_to_file chunks a text (segment by segment)."""
+def chunk_spans(text: str, title: str, sizing: ChunkSizing) -> Chunked:
+    """The spans of a text's chunks (and passages), as extract_to_file chunks a text
+    (segment by segment)."""
     spans: Spans = array("q")
-    _chunk_segments(_segments([text], SEGMENT_CHARS), sizing.with_title(title), spans, None)
-    return spans
+    units = _unit_spans(sizing)
+    _chunk_segments(_segments([text], SEGMENT_CHARS), sizing.with_title(title), spans, units, None)
+    return Chunked(spans, units)
+
+
+def _unit_spans(sizing: ChunkSizing) -> Spans | None:
+    """Where full-text passages go, when they are not the chunks themselves.
+
+    Chunks sized for an embedding model are ranked by full text in passages of the
+    base's own chunk size, cut as a base without a model cuts its chunks (see
+    store/index_store.py for why).
+    """
+    return None if sizing.limit is None else array("q")
 
 
 def _extract_streamed(
@@ -118,33 +140,41 @@ def _extract_streamed(
 
 def _write_document(doc: Document, sizing: ChunkSizing, sink: TextIO) -> ExtractedFile:
     spans: Spans = array("q")
+    units = _unit_spans(sizing)
     segments = _segments([doc.text], SEGMENT_CHARS)
-    count = _chunk_segments(segments, sizing.with_title(doc.title), spans, sink)
-    return ExtractedFile(doc.title, tuple(doc.page_starts), count, spans)
+    count = _chunk_segments(segments, sizing.with_title(doc.title), spans, units, sink)
+    return ExtractedFile(doc.title, tuple(doc.page_starts), count, spans, units)
 
 
 def _write_stream(stream: TextStream, sizing: ChunkSizing, sink: TextIO) -> ExtractedFile:
     spans: Spans = array("q")
+    units = _unit_spans(sizing)
     segments = _segments(stream.pieces, SEGMENT_CHARS)
     first = next(segments, "")
     # The title comes from the text's start, which the first segment holds: a segment is
     # at least half of SEGMENT_CHARS unless it is the whole text.
     title = stream.title(first[:TITLE_HEAD_CHARS])
     segments = itertools.chain([first] if first else [], segments)
-    count = _chunk_segments(segments, sizing.with_title(title), spans, sink)
-    return ExtractedFile(title, (), count, spans)
+    count = _chunk_segments(segments, sizing.with_title(title), spans, units, sink)
+    return ExtractedFile(title, (), count, spans, units)
 
 
 def _chunk_segments(
-    segments: Iterable[str], sizing: ChunkSizing, spans: Spans, sink: TextIO | None
+    segments: Iterable[str],
+    sizing: ChunkSizing,
+    spans: Spans,
+    units: Spans | None,
+    sink: TextIO | None,
 ) -> int:
-    """Chunk each segment into `spans` (offsets into the whole text), write it to `sink`;
-    returns the text's length in characters."""
+    """Chunk each segment into `spans` (and passages into `units`, when given; offsets
+    into the whole text), write it to `sink`; returns the text's length in characters."""
     offset = 0
     for segment in segments:
         if sink is not None:
             sink.write(segment)
         add_spans(spans, chunk_with(segment, sizing), offset)
+        if units is not None:
+            add_spans(units, chunk_text(segment, sizing.size, sizing.overlap), offset)
         offset += len(segment)
     return offset
 

@@ -2,6 +2,14 @@
 
 Writes go through one connection under a lock, each in one transaction; searches use a
 connection per thread, so in WAL mode they read while a job writes.
+
+Full text is ranked over *passages* (`fts_units`), vectors over chunks. Without an
+embedding model each chunk is its own passage. With one, chunks are sized to the model's
+input (a few hundred of its tokens) while passages keep the base's chunk size: BM25 over
+a unit that small loses the evidence spread across its neighbours (nDCG@10 fell on every
+shared evaluation set), so a passage is ranked whole and the chunks in it take its rank.
+A passage names its chunks as a range of their sequence numbers (see passage_ranges);
+every chunk is in at least one passage.
 """
 
 from __future__ import annotations
@@ -10,7 +18,7 @@ import logging
 import os
 import secrets
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +46,8 @@ TITLE_WEIGHT = 2.0
 BODY_WEIGHT = 1.0
 
 
-# Contentless: the text lives in `chunks`; the FTS table holds only the index (rowid = chunk id).
+# Contentless: the text lives in `chunks`; the FTS table holds only the index (rowid = the
+# passage's id in fts_units).
 FTS_TABLE_SQL = """
     CREATE VIRTUAL TABLE chunks_fts USING fts5(
         body, title, content='', contentless_delete=1,
@@ -108,7 +117,27 @@ def _bump_epoch(conn: apsw.Connection) -> int:
     return int(row[0])
 
 
-MIGRATIONS: list[db.Migration] = [_v1, _v2]
+def _v3(conn: apsw.Connection) -> None:
+    """Passages: every existing chunk becomes its own passage, under its own id, so the
+    full-text rows (rowid = chunk id until now) stay valid as they are."""
+    conn.execute(
+        """
+        CREATE TABLE fts_units (
+            id INTEGER PRIMARY KEY,
+            material_id INTEGER NOT NULL REFERENCES materials(id) ON DELETE CASCADE,
+            char_start INTEGER NOT NULL,
+            char_end INTEGER NOT NULL CHECK (char_end >= char_start),
+            first_seq INTEGER NOT NULL,
+            last_seq INTEGER NOT NULL CHECK (last_seq >= first_seq)
+        );
+        CREATE INDEX fts_units_material ON fts_units(material_id, first_seq);
+        INSERT INTO fts_units (id, material_id, char_start, char_end, first_seq, last_seq)
+            SELECT id, material_id, char_start, char_end, seq, seq FROM chunks;
+        """
+    )
+
+
+MIGRATIONS: list[db.Migration] = [_v1, _v2, _v3]
 
 
 class DimensionMismatchError(ValueError):
@@ -125,6 +154,28 @@ class ChunkRecord:
     token_count: int
     text_hash: str
     page: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UnitRecord:
+    """A passage to write (ranked by full text); offsets are into the material text, and
+    its chunks are those with sequence numbers first_chunk..last_chunk."""
+
+    start: int
+    end: int
+    text: str
+    first_chunk: int
+    last_chunk: int
+
+
+@dataclass(frozen=True, slots=True)
+class Bm25Hit:
+    """A chunk found by full text: its passage, and the passage's score and rank (1 = best)."""
+
+    chunk_id: int
+    score: float
+    rank: int
+    passage: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +203,10 @@ class IndexSnapshot:
     materials: list[MaterialInfo]
     chunks: list[ChunkOwner]
     fts_rowids: set[int]
+    # Passages that belong to a material and name at least one of its chunks.
+    unit_ids: set[int]
+    # Chunks in no passage: full text cannot find them.
+    unitless_chunks: int
     # None when the index has no vector table.
     vector_rowids: set[int] | None
 
@@ -340,11 +395,14 @@ class IndexStore:
         chunks: Iterable[ChunkRecord],
         vectors: FloatMatrix | None = None,
         content_hash: str | None = None,
+        units: Iterable[UnitRecord] | None = None,
     ) -> list[int]:
-        """Replace an item's material, chunks, FTS rows and vectors in one transaction.
+        """Replace an item's material, chunks, passages, FTS rows and vectors in one
+        transaction. Without `units` each chunk is its own passage.
 
-        `chunks` may be a stream: it is consumed once, inside the transaction, and no list
-        of its texts is built, so a material's size does not set the memory it needs.
+        `chunks` and `units` may be streams (in text order): each is consumed once, inside
+        the transaction, and no list of their texts is built, so a material's size does not
+        set the memory it needs.
         """
         title_tokens = index_text(title)
         with self._write_lock, self._writing():
@@ -355,8 +413,13 @@ class IndexStore:
                 (item_id, relative_path, title, char_count, content_hash),
             )
             material_id = self._writer.last_insert_rowid()
+            for unit in units or ():
+                self._write_unit(material_id, unit, title_tokens)
             chunk_ids: list[int] = []
             for seq, chunk in enumerate(chunks):
+                if units is None:
+                    own = UnitRecord(chunk.start, chunk.end, chunk.text, seq, seq)
+                    self._write_unit(material_id, own, title_tokens)
                 self._writer.execute(
                     "INSERT INTO chunks (material_id, item_id, seq, char_start, char_end, "
                     "token_count, text, text_hash, page) VALUES (?,?,?,?,?,?,?,?,?)",
@@ -372,18 +435,24 @@ class IndexStore:
                         chunk.page,
                     ),
                 )
-                chunk_id = self._writer.last_insert_rowid()
-                chunk_ids.append(chunk_id)
-                self._writer.execute(
-                    "INSERT INTO chunks_fts (rowid, body, title) VALUES (?,?,?)",
-                    (chunk_id, index_text(chunk.text), title_tokens),
-                )
+                chunk_ids.append(self._writer.last_insert_rowid())
             if vectors is not None and len(vectors) != len(chunk_ids):
                 raise ValueError("one vector per chunk is required")
             if vectors is not None and len(chunk_ids):
                 dimensions = self._check_dimensions(vectors.shape[1])
                 vector_blocks.add(self._writer, chunk_ids, vectors, dimensions, self._bump_epoch())
         return chunk_ids
+
+    def _write_unit(self, material_id: int, unit: UnitRecord, title_tokens: str) -> None:
+        self._writer.execute(
+            "INSERT INTO fts_units (material_id, char_start, char_end, first_seq, last_seq) "
+            "VALUES (?,?,?,?,?)",
+            (material_id, unit.start, unit.end, unit.first_chunk, unit.last_chunk),
+        )
+        self._writer.execute(
+            "INSERT INTO chunks_fts (rowid, body, title) VALUES (?,?,?)",
+            (self._writer.last_insert_rowid(), index_text(unit.text), title_tokens),
+        )
 
     def delete_material(self, item_id: str) -> int:
         """Remove an item's material, chunks, FTS rows and vectors; returns chunks removed."""
@@ -409,9 +478,23 @@ class IndexStore:
             int(r[0])
             for r in self._writer.execute("SELECT id FROM chunks WHERE item_id = ?", (item_id,))
         ]
+        units = [
+            int(r[0])
+            for r in self._writer.execute(
+                "SELECT u.id FROM fts_units u JOIN materials m ON m.id = u.material_id "
+                "WHERE m.item_id = ?",
+                (item_id,),
+            )
+        ]
+        for unit in units:
+            self._writer.execute("DELETE FROM chunks_fts WHERE rowid = ?", (unit,))
+        if units:
+            self._writer.execute(
+                "DELETE FROM fts_units WHERE material_id IN "
+                "(SELECT id FROM materials WHERE item_id = ?)",
+                (item_id,),
+            )
         if ids:
-            for chunk_id in ids:
-                self._writer.execute("DELETE FROM chunks_fts WHERE rowid = ?", (chunk_id,))
             self._remove_vectors(ids)
             self._writer.execute("DELETE FROM chunks WHERE item_id = ?", (item_id,))
         self._writer.execute("DELETE FROM materials WHERE item_id = ?", (item_id,))
@@ -486,14 +569,60 @@ class IndexStore:
                 found.setdefault(str(text_hash), np.frombuffer(blob, dtype=np.float32).copy())
         return found
 
-    def bm25_search(self, match: str, limit: int) -> list[tuple[int, float]]:
-        """(chunk id, BM25 score; higher is better) for an already-sanitised MATCH string."""
-        rows = self._reader().execute(
-            "SELECT rowid, -bm25(chunks_fts, ?, ?) AS score FROM chunks_fts "
-            "WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?",
-            (BODY_WEIGHT, TITLE_WEIGHT, match, limit),
-        )
-        return [(int(r[0]), float(r[1])) for r in rows]
+    def bm25_search(self, match: str, limit: int) -> list[Bm25Hit]:
+        """The chunks of the best `limit` passages for an already-sanitised MATCH string,
+        best passage first, a passage's chunks in text order (BM25: higher is better)."""
+        conn = self._reader()
+        with conn:  # one read snapshot: the passages found and their chunks agree
+            units = [
+                (int(r[0]), float(r[1]))
+                for r in conn.execute(
+                    "SELECT rowid, -bm25(chunks_fts, ?, ?) AS score FROM chunks_fts "
+                    "WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?",
+                    (BODY_WEIGHT, TITLE_WEIGHT, match, limit),
+                )
+            ]
+            members: dict[int, list[int]] = {}
+            for start in range(0, len(units), 500):
+                part = [u for u, _ in units[start : start + 500]]
+                marks = ",".join("?" * len(part))
+                for unit, chunk_id in conn.execute(
+                    "SELECT u.id, c.id FROM fts_units u JOIN chunks c "
+                    "ON c.material_id = u.material_id AND c.seq BETWEEN u.first_seq AND u.last_seq "
+                    f"WHERE u.id IN ({marks}) ORDER BY c.seq",
+                    part,
+                ):
+                    members.setdefault(int(unit), []).append(int(chunk_id))
+        hits: list[Bm25Hit] = []
+        seen: set[int] = set()
+        for rank, (unit, score) in enumerate(units, start=1):
+            for chunk_id in members.get(unit, ()):
+                if chunk_id not in seen:  # a chunk in two passages keeps the better rank
+                    seen.add(chunk_id)
+                    hits.append(Bm25Hit(chunk_id, score, rank, unit))
+        return hits
+
+    def passages_of(self, chunk_ids: Iterable[int]) -> dict[int, int]:
+        """The full-text passage of each chunk (of two overlapping ones, the later)."""
+        ids = list(dict.fromkeys(chunk_ids))
+        found: dict[int, int] = {}
+        conn = self._reader()
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            # Passages are in text order, so their first and last chunks both only grow:
+            # the last one starting at or before a chunk holds it if any does.
+            rows = conn.execute(
+                "SELECT c.id, (SELECT u.id FROM fts_units u WHERE u.material_id = c.material_id "
+                "AND u.first_seq <= c.seq AND u.last_seq >= c.seq "
+                "ORDER BY u.first_seq DESC LIMIT 1) FROM chunks c "
+                f"WHERE c.id IN ({marks})",
+                part,
+            )
+            for chunk_id, unit in rows:
+                if unit is not None:
+                    found[int(chunk_id)] = int(unit)
+        return found
 
     def vector_search(self, query: npt.NDArray[np.float32], limit: int) -> list[tuple[int, float]]:
         """(chunk id, cosine similarity), best first: exact on small bases, Hamming-ranked
@@ -592,10 +721,11 @@ class IndexStore:
                 )
             ]
             fts = {int(r[0]) for r in conn.execute("SELECT rowid FROM chunks_fts")}
+            units, unitless = _passage_coverage(conn)
             vectors: set[int] | None = None
             if self._has_vector_table(conn):
                 vectors = {int(r[0]) for r in conn.execute("SELECT rowid FROM vectors")}
-        return IndexSnapshot(materials, chunks, fts, vectors)
+        return IndexSnapshot(materials, chunks, fts, units, unitless, vectors)
 
     def fts_integrity_check(self) -> list[str]:
         """FTS5's own 'integrity-check' of the full-text index ([] when it passes)."""
@@ -619,9 +749,9 @@ class IndexStore:
             return 0
         with self._write_lock, self._writing():
             for chunk_id in ids:
-                self._writer.execute("DELETE FROM chunks_fts WHERE rowid = ?", (chunk_id,))
                 self._writer.execute("DELETE FROM chunks WHERE id = ?", (chunk_id,))
             self._remove_vectors(ids)
+        # Their passages, now without chunks, are left to rebuild_fts (the doctor asks).
         return len(ids)
 
     def delete_vector_rows(self, rowids: Iterable[int]) -> int:
@@ -651,8 +781,11 @@ class IndexStore:
         return placed
 
     def rebuild_fts(self) -> int:
-        """Rewrite the whole full-text index from the chunk rows (as rebuild_material writes
-        them: body tokens of the chunk, title tokens of its material); returns rows written."""
+        """Rewrite the whole full-text index from the passages and chunks: passages of no
+        material or naming no chunk go, a chunk in no passage becomes its own, and each
+        passage's text is put together from its material's chunks (as rebuild_material
+        writes it: body tokens of the passage, title tokens of its material). Returns the
+        number of full-text rows written."""
         with self._writing():
             # Dropped and created again, which also clears an index too damaged to delete
             # from. Not FTS5's 'delete-all': other connections keep a cached structure of
@@ -660,22 +793,155 @@ class IndexStore:
             # makes every connection load the table afresh.
             self._writer.execute("DROP TABLE chunks_fts")
             self._writer.execute(FTS_TABLE_SQL)
-            written = 0
-            titles: dict[int, str] = {}
-            rows: list[tuple[Any, ...]] = self._writer.execute(
-                "SELECT c.id, c.text, m.id, m.title FROM chunks c "
-                "JOIN materials m ON m.id = c.material_id ORDER BY c.id"
-            ).fetchall()
-            for row in rows:
-                chunk_id, text, material_id, title = int(row[0]), str(row[1]), int(row[2]), row[3]
-                if material_id not in titles:
-                    titles[material_id] = index_text(str(title))
+            valid, _ = _passage_coverage(self._writer)
+            units = [int(r[0]) for r in self._writer.execute("SELECT id FROM fts_units")]
+            for unit in units:
+                if unit not in valid:
+                    self._writer.execute("DELETE FROM fts_units WHERE id = ?", (unit,))
+            for material_id, seq, start, end in _unpassaged_chunks(self._writer):
                 self._writer.execute(
-                    "INSERT INTO chunks_fts (rowid, body, title) VALUES (?,?,?)",
-                    (chunk_id, index_text(text), titles[material_id]),
+                    "INSERT INTO fts_units (material_id, char_start, char_end, first_seq, "
+                    "last_seq) VALUES (?,?,?,?,?)",
+                    (material_id, start, end, seq, seq),
                 )
-                written += 1
+            written = 0
+            materials: list[tuple[Any, ...]] = self._writer.execute(
+                "SELECT id, title FROM materials ORDER BY id"
+            ).fetchall()
+            for material_id, title in materials:
+                written += self._rebuild_material_fts(int(material_id), index_text(str(title)))
         return written
+
+    def _rebuild_material_fts(self, material_id: int, title_tokens: str) -> int:
+        chunks = [
+            (int(r[0]), int(r[1]), str(r[2]))
+            for r in self._writer.execute(
+                "SELECT char_start, char_end, text FROM chunks WHERE material_id = ? "
+                "ORDER BY char_start, char_end",
+                (material_id,),
+            )
+        ]
+        units = [
+            (int(r[0]), int(r[1]), int(r[2]))
+            for r in self._writer.execute(
+                "SELECT id, char_start, char_end FROM fts_units WHERE material_id = ? ORDER BY id",
+                (material_id,),
+            )
+        ]
+        for unit, start, end in units:
+            self._writer.execute(
+                "INSERT INTO chunks_fts (rowid, body, title) VALUES (?,?,?)",
+                (unit, index_text(_text_within(chunks, start, end)), title_tokens),
+            )
+        return len(units)
+
+
+def passage_ranges(
+    chunks: Sequence[tuple[int, int]], passages: Sequence[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """For each passage (start, end), the first and last index of the chunks in it.
+
+    A chunk is in a passage when at least half of the shorter of the two is shared (a
+    chunk that only reaches into a passage's overlap with its neighbour is not); a
+    chunk in no passage by that rule joins the passage it shares most with, and so does
+    a passage with no chunk, so full text reaches every chunk and every passage names
+    one. Both lists are in text order; a passage's chunks are a contiguous run.
+    """
+    firsts: list[int] = [-1] * len(passages)
+    lasts: list[int] = [-1] * len(passages)
+
+    def join(p: int, c: int) -> None:
+        firsts[p] = c if firsts[p] < 0 else min(firsts[p], c)
+        lasts[p] = max(lasts[p], c)
+
+    low = 0  # the first passage that may still reach the current chunk
+    best_chunk: list[tuple[int, int]] = [(-1, -1)] * len(passages)  # (shared, chunk)
+    for c, (start, end) in enumerate(chunks):
+        while low < len(passages) - 1 and passages[low][1] <= start:
+            low += 1
+        best, best_shared, placed = -1, -1, False
+        p = low
+        while p < len(passages) and (passages[p][0] < end or best < 0):
+            p_start, p_end = passages[p]
+            shared = min(end, p_end) - max(start, p_start)
+            if shared > best_shared:
+                best, best_shared = p, shared
+            if shared > best_chunk[p][0]:
+                best_chunk[p] = (shared, c)
+            if shared > 0 and 2 * shared >= min(end - start, p_end - p_start):
+                join(p, c)
+                placed = True
+            p += 1
+        if not placed and best >= 0:
+            join(best, c)
+    for p, (_, c) in enumerate(best_chunk):
+        if firsts[p] < 0 and c >= 0:
+            join(p, c)
+    return [(first, last) for first, last in zip(firsts, lasts, strict=True)]
+
+
+def _passage_coverage(conn: apsw.Connection) -> tuple[set[int], int]:
+    """The passages that name chunks of their own material, and how many chunks no
+    passage names (read in the caller's snapshot)."""
+    counts = {
+        int(m): int(n)
+        for m, n in conn.execute("SELECT material_id, count(*) FROM chunks GROUP BY material_id")
+    }
+    valid: set[int] = set()
+    ranges: dict[int, list[tuple[int, int]]] = {}
+    for unit, material_id, first, last in conn.execute(
+        "SELECT u.id, u.material_id, u.first_seq, u.last_seq FROM fts_units u "
+        "JOIN materials m ON m.id = u.material_id"
+    ):
+        n = counts.get(int(material_id), 0)
+        if 0 <= int(first) <= int(last) < n:
+            valid.add(int(unit))
+            ranges.setdefault(int(material_id), []).append((int(first), int(last)))
+    covered = sum(_covered(ranges.get(m, [])) for m in counts)
+    return valid, sum(counts.values()) - covered
+
+
+def _covered(ranges: list[tuple[int, int]]) -> int:
+    """How many sequence numbers the inclusive ranges cover together."""
+    total, reach = 0, -1
+    for first, last in sorted(ranges):
+        if last > reach:
+            total += last - max(first, reach + 1) + 1
+            reach = last
+    return total
+
+
+def _unpassaged_chunks(conn: apsw.Connection) -> list[tuple[int, int, int, int]]:
+    """(material id, seq, start, end) of chunks that no passage of their material names."""
+    ranges: dict[int, list[tuple[int, int]]] = {}
+    for material_id, first, last in conn.execute(
+        "SELECT material_id, first_seq, last_seq FROM fts_units"
+    ):
+        ranges.setdefault(int(material_id), []).append((int(first), int(last)))
+    found = []
+    for material_id, seq, start, end in conn.execute(
+        "SELECT material_id, seq, char_start, char_end FROM chunks ORDER BY material_id, seq"
+    ):
+        spans = ranges.get(int(material_id), [])
+        if not any(first <= int(seq) <= last for first, last in spans):
+            found.append((int(material_id), int(seq), int(start), int(end)))
+    return found
+
+
+def _text_within(chunks: list[tuple[int, int, str]], start: int, end: int) -> str:
+    """The text of [start, end) of a material, from its chunks (start, end, text) in order;
+    stretches no chunk covers (whitespace between chunks) become one space."""
+    pieces: list[str] = []
+    pos = start
+    for chunk_start, chunk_end, text in chunks:
+        a, b = max(chunk_start, pos), min(chunk_end, end)
+        if a >= b:
+            continue
+        if a > pos and pieces:
+            pieces.append(" ")
+        pieces.append(text[a - chunk_start : b - chunk_start])
+        pos = b
+    return "".join(pieces)
 
 
 # -- restore: a fresh file swapped in ------------------------------------------------------
