@@ -865,7 +865,7 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Chunk sizes are counted in tokens. Changes apply to content added or reindexed after saving; what is already indexed keeps its chunks.</source>
+        <source>Full-text search ranks passages of this many tokens. With an embedding model, passages are also cut into chunks the model reads whole. Changes apply to content added or reindexed after saving.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

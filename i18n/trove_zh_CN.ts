@@ -860,8 +860,8 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
         <translation>重叠大小必须小于分块大小。</translation>
     </message>
     <message>
-        <source>Chunk sizes are counted in tokens. Changes apply to content added or reindexed after saving; what is already indexed keeps its chunks.</source>
-        <translation>分块大小以词元计。修改只作用于保存后添加或重新索引的内容；已索引的内容保持原有分块。</translation>
+        <source>Full-text search ranks passages of this many tokens. With an embedding model, passages are also cut into chunks the model reads whole. Changes apply to content added or reindexed after saving.</source>
+        <translation>全文检索按这么多词元的段落排序。使用嵌入模型时，段落还会切成模型能完整读取的分块。修改只作用于保存后添加或重新索引的内容。</translation>
     </message>
     <message>
         <source> tokens</source>

@@ -153,8 +153,9 @@ class RagSettingsForm(QWidget):
         self.chunk_error.setStyleSheet("color: #d32f2f;")
         self.chunk_note = QLabel(
             self.tr(
-                "Chunk sizes are counted in tokens. Changes apply to content added or "
-                "reindexed after saving; what is already indexed keeps its chunks."
+                "Full-text search ranks passages of this many tokens. With an embedding "
+                "model, passages are also cut into chunks the model reads whole. Changes "
+                "apply to content added or reindexed after saving."
             )
         )
         self.chunk_note.setObjectName("chunkNote")
