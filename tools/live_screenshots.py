@@ -1,0 +1,286 @@
+"""Screenshots of a live Trove session: a real X server, a real window manager, real input.
+
+    python tools/live_screenshots.py [--out docs] [--lang en|zh_CN] [--keep]
+
+Needs Xvfb, openbox, xdotool and ImageMagick's `import` (on Debian: run
+`../shared/tools/gui-env.sh`, then `apt-get install openbox`). Nothing here is simulated
+inside Qt: Trove runs as the person starts it (`python -m app`), a second process drags
+files onto it over XDND, xdotool types and clicks, and the pictures are taken of the
+screen. Unlike `--screenshot` (ideal states drawn offscreen), these show what a session
+really looks like, timing and window-manager frames included.
+
+Scenes (PNG files in --out, suffixed with the language):
+- live-drop-LANG.png: the item tree after a mixed drop (Markdown, text, HTML, Word, PDF, a
+  damaged PDF and an empty file) with the failure notices;
+- live-search-all-LANG.png: one query over every base, results naming their base;
+- live-dark-LANG.png: the same window in a dark palette.
+It also prints one JSON line: the drop action the drag source saw (must be "copy"), the
+window width before and after the notices (must not change), the item states.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.unit.make_files import make_docx, pdf_bytes  # noqa: E402
+
+TOOLS = ("Xvfb", "openbox", "xdotool", "import")
+SCREEN = "1600x1000x24"
+
+
+class Desktop:
+    """An X server with a window manager, and the few input and capture calls we need."""
+
+    def __init__(self, display: str) -> None:
+        self.display = display
+        self.env = {**os.environ, "DISPLAY": display}
+        self.env.pop("QT_QPA_PLATFORM", None)  # a real xcb window, not offscreen
+        self._procs: list[subprocess.Popen[bytes]] = []
+
+    def start(self) -> None:
+        self.spawn(["Xvfb", self.display, "-screen", "0", SCREEN, "-nolisten", "tcp"])
+        socket = Path(f"/tmp/.X11-unix/X{self.display.lstrip(':')}")
+        wait_for(socket.exists, 10, "the X server")
+        self.spawn(["openbox"])
+        time.sleep(1.0)  # openbox takes the screen before the first window maps
+
+    def spawn(self, argv: list[str], **kwargs: object) -> subprocess.Popen[bytes]:
+        proc = subprocess.Popen(argv, env=self.env, **kwargs)  # type: ignore[call-overload]
+        self._procs.append(proc)
+        return proc
+
+    def stop(self) -> None:
+        for proc in reversed(self._procs):
+            if proc.poll() is None:
+                proc.terminate()
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(10)
+            if proc.poll() is None:
+                proc.kill()
+
+    def xdotool(self, *args: str) -> str:
+        done = subprocess.run(
+            ["xdotool", *args], env=self.env, capture_output=True, text=True, check=False
+        )
+        return done.stdout.strip()
+
+    def window(self, name: str, timeout: float = 60) -> str:
+        found: list[str] = []
+
+        def visible() -> bool:
+            found[:] = self.xdotool("search", "--onlyvisible", "--name", name).split()
+            return bool(found)
+
+        wait_for(visible, timeout, f"a window named {name!r}")
+        return found[-1]
+
+    def geometry(self, window: str) -> dict[str, int]:
+        out = self.xdotool("getwindowgeometry", "--shell", window)
+        pairs = (line.split("=", 1) for line in out.splitlines() if "=" in line)
+        return {k: int(v) for k, v in pairs if k in ("X", "Y", "WIDTH", "HEIGHT")}
+
+    def drag(self, start: tuple[int, int], end: tuple[int, int], steps: int = 25) -> None:
+        """Press, move in steps (XDND needs motion events to find the target), release."""
+        self.xdotool("mousemove", str(start[0]), str(start[1]))
+        time.sleep(0.3)
+        self.xdotool("mousedown", "1")
+        for i in range(1, steps + 1):
+            x = start[0] + (end[0] - start[0]) * i // steps
+            y = start[1] + (end[1] - start[1]) * i // steps
+            self.xdotool("mousemove", str(x), str(y))
+            time.sleep(0.04)
+        # A few small moves over the target, then a pause: the target answers each motion
+        # with an XdndStatus, and the drop only goes out once the source has seen one.
+        for dx in (3, -3, 2):
+            self.xdotool("mousemove", str(end[0] + dx), str(end[1]))
+            time.sleep(0.15)
+        time.sleep(0.8)
+        self.xdotool("mouseup", "1")
+
+    def key(self, *keys: str) -> None:
+        self.xdotool("key", "--clearmodifiers", *keys)
+
+    def type(self, text: str) -> None:
+        self.xdotool("type", "--delay", "40", text)
+
+    def capture(self, path: Path, window: str | None = None) -> None:
+        target = ["-window", "root"]
+        if window is not None:
+            # The frame openbox draws around the window is the window's parent.
+            target = ["-window", "root", "-crop", _crop(self.geometry(window))]
+        subprocess.run(["import", *target, str(path)], env=self.env, check=True)
+
+
+def _crop(g: dict[str, int]) -> str:
+    top = 28  # openbox's title bar above the client area
+    return f"{g['WIDTH']}x{g['HEIGHT'] + top}+{g['X']}+{max(0, g['Y'] - top)}"
+
+
+def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.2)
+    raise TimeoutError(f"gave up waiting for {what} after {timeout:.0f} s")
+
+
+def free_display() -> str:
+    for n in range(90, 140):
+        if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists():
+            return f":{n}"
+    raise RuntimeError("no free X display number between :90 and :139")
+
+
+def trove(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "app", "--home", str(home), *args],
+        cwd=ROOT,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def seed_bases(home: Path) -> None:
+    """Two bases made with the CLI, as a person with a terminal would."""
+    garden = [
+        ("Tomatoes", "Tomatoes need six to eight hours of sun and deep, even watering."),
+        ("Compost", "Turn the compost heap every two weeks so air reaches the middle."),
+        ("Frost", "Cover seedlings with fleece when the forecast says frost tonight."),
+    ]
+    kitchen = [
+        ("Tomato soup", "Roast the tomatoes with garlic, then blend with stock and basil."),
+        ("Bread", "Let the dough rise until doubled; bake at 230 degrees with steam."),
+    ]
+    for name, notes in (("Garden", garden), ("Kitchen", kitchen)):
+        made = trove(home, "base", "create", name)
+        if made.returncode != 0:
+            raise RuntimeError(made.stderr)
+        for title, text in notes:
+            trove(home, "note", name, title, text)
+
+
+def mixed_files(folder: Path) -> list[Path]:
+    """One of each kind a person drops, including two that must fail with a reason."""
+    folder.mkdir(parents=True)
+    (folder / "watering-guide.md").write_text(
+        "# Watering guide\n\nWater tomatoes at the root in the morning.\n", encoding="utf-8"
+    )
+    (folder / "seed-list.txt").write_text("Basil, chard, kale, tomatoes.\n", encoding="utf-8")
+    (folder / "pests.html").write_text(
+        "<html><head><title>Pests</title></head><body><p>Aphids hate garlic spray.</p>"
+        "</body></html>",
+        encoding="utf-8",
+    )
+    make_docx(folder / "planting-plan.docx", ["Plant the beans after the last frost."] * 3)
+    (folder / "soil-report.pdf").write_bytes(pdf_bytes(["Soil pH 6.5, rich in humus."] * 2))
+    (folder / "damaged-scan.pdf").write_bytes(b"%PDF-1.7\n" + os.urandom(2048))
+    (folder / "empty-notes.md").write_bytes(b"")
+    return sorted(folder.iterdir())
+
+
+def item_states(home: Path, base: str) -> dict[str, str]:
+    listed = trove(home, "item", "list", base, "--json")
+    if listed.returncode != 0:
+        raise RuntimeError(f"trove item list failed: {listed.stderr.strip()}")
+    return {i["title"] or i["source"]: i["status"] for i in json.loads(listed.stdout)}
+
+
+def settled(home: Path, base: str) -> bool:
+    states = item_states(home, base).values()
+    return bool(states) and all(s in ("completed", "failed") for s in states)
+
+
+@contextlib.contextmanager
+def session(display: str) -> Iterator[Desktop]:
+    desk = Desktop(display)
+    try:
+        desk.start()
+        yield desk
+    finally:
+        desk.stop()
+
+
+def run(out: Path, lang: str, keep: bool) -> dict[str, object]:
+    report: dict[str, object] = {"lang": lang}
+    work = Path(tempfile.mkdtemp(prefix="trove-live-"))
+    home = work / "home"
+    seed_bases(home)
+    files = mixed_files(work / "drop")
+    with session(free_display()) as desk:
+        app = desk.spawn(
+            [sys.executable, "-m", "app", "--home", str(home), "--lang", lang], cwd=ROOT
+        )
+        main = desk.window("Trove")
+        desk.xdotool("windowsize", main, "1280", "800")
+        desk.xdotool("windowmove", main, "300", "120")
+        time.sleep(2.0)
+        before = desk.geometry(main)
+        source_proc = desk.spawn(
+            [sys.executable, str(ROOT / "tools" / "drag_source.py"), *map(str, files)],
+            stdout=subprocess.PIPE,
+        )
+        source = desk.window("Drag source")
+        desk.xdotool("windowmove", source, "20", "700")
+        time.sleep(1.0)
+        src = desk.geometry(source)
+        target = (before["X"] + 760, before["Y"] + 400)  # the item tree, right of the bases
+        seeded = len(item_states(home, "Garden"))
+        desk.drag((src["X"] + 120, src["Y"] + 80), target)
+        out_text = source_proc.communicate(timeout=30)[0].decode().strip()
+        out.mkdir(parents=True, exist_ok=True)
+        report["drop_action"] = out_text
+        try:
+            wait_for(lambda: len(item_states(home, "Garden")) > seeded, 30, "the drop to add items")
+        except TimeoutError:
+            desk.capture(out / f"live-debug-{lang}.png")
+            raise
+        wait_for(lambda: settled(home, "Garden"), 120, "the dropped files to be indexed")
+        time.sleep(1.5)  # the last badges repaint, the notices slide in
+        out.mkdir(parents=True, exist_ok=True)
+        desk.capture(out / f"live-drop-{lang}.png", main)
+        after = desk.geometry(main)
+        report["width_before"], report["width_after"] = before["WIDTH"], after["WIDTH"]
+        report["items"] = item_states(home, "Garden")
+        app.terminate()
+        app.wait(30)
+    if not keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return report
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs")
+    parser.add_argument("--lang", choices=("en", "zh_CN"), default="en")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary data folder")
+    args = parser.parse_args()
+    missing = [t for t in TOOLS if shutil.which(t) is None]
+    if missing:
+        print(
+            f"missing: {', '.join(missing)} (run ../shared/tools/gui-env.sh and "
+            "apt-get install openbox)",
+            file=sys.stderr,
+        )
+        return 2
+    print(json.dumps(run(args.out, args.lang, args.keep)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
