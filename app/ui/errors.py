@@ -19,10 +19,6 @@ from app.knowledge.types import Degradation, ErrorCode, ErrorReason, SearchStage
 Params = Mapping[str, str | int]
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("errors", text)
-
-
 # Codes whose English message carries specifics (a path, a size, the reader's or a server's
 # own words) worth a "Details" line; for the others the translated message says it all.
 _DETAILED_CODES = frozenset(
@@ -53,35 +49,69 @@ _SERVER_REPLY_REASONS = frozenset({ErrorReason.HTTP_STATUS, ErrorReason.NOT_JSON
 def headline(code: str | None) -> str:
     """A short translated description of an error code (unknown codes: a generic one)."""
     titles: dict[str, str] = {
-        ErrorCode.EMPTY_INDEXABLE_TEXT: _tr("The file has no text that can be indexed"),
-        ErrorCode.INDEXING_INTERRUPTED: _tr("Indexing was interrupted"),
-        ErrorCode.SOURCE_MISSING: _tr("The original is missing"),
-        ErrorCode.UNSUPPORTED_FILE_TYPE: _tr("This file type is not supported"),
-        ErrorCode.FILE_TOO_LARGE: _tr("The file is too large"),
-        ErrorCode.READ_FAILED: _tr("The file could not be read"),
-        ErrorCode.EMBEDDING_FAILED: _tr("The embedding model failed"),
-        ErrorCode.RERANK_FAILED: _tr("The rerank model failed"),
-        ErrorCode.INDEX_CORRUPT: _tr("The index is damaged — run restore"),
-        ErrorCode.CATALOG_DAMAGED: _tr("The catalog is damaged"),
-        ErrorCode.KEYCHAIN_UNAVAILABLE: _tr("The system keychain is not available"),
-        ErrorCode.PROVIDER_AUTH_FAILED: _tr("The provider refused the API key"),
-        ErrorCode.FETCH_FAILED: _tr("The page could not be fetched"),
-        ErrorCode.ALL_CHILDREN_FAILED: _tr("Every item inside failed"),
-        ErrorCode.BASE_FAILED: _tr("The knowledge base needs to be restored"),
-        ErrorCode.BASE_NOT_FOUND: _tr("The knowledge base no longer exists"),
-        ErrorCode.BASE_AMBIGUOUS: _tr("Several knowledge bases have this name"),
-        ErrorCode.ITEM_NOT_FOUND: _tr("The item no longer exists"),
-        ErrorCode.NO_SEARCHABLE_TOKEN: _tr("The query has no searchable words"),
-        ErrorCode.ILLEGAL_TRANSITION: _tr("The item is busy"),
-        ErrorCode.INVALID_ARGUMENT: _tr("Invalid value"),
-        ErrorCode.MODEL_NOT_AVAILABLE: _tr("The model is not available"),
-        ErrorCode.UNSAFE_PATH: _tr("Unsafe path"),
-        ErrorCode.STORAGE_FULL: _tr("The disk is full"),
-        ErrorCode.STORAGE_READ_ONLY: _tr("The data folder is read-only"),
-        ErrorCode.ALREADY_IN_BASE: _tr("Already in this knowledge base"),
+        ErrorCode.EMPTY_INDEXABLE_TEXT: QCoreApplication.translate(
+            "errors", "The file has no text that can be indexed"
+        ),
+        ErrorCode.INDEXING_INTERRUPTED: QCoreApplication.translate(
+            "errors", "Indexing was interrupted"
+        ),
+        ErrorCode.SOURCE_MISSING: QCoreApplication.translate("errors", "The original is missing"),
+        ErrorCode.UNSUPPORTED_FILE_TYPE: QCoreApplication.translate(
+            "errors", "This file type is not supported"
+        ),
+        ErrorCode.FILE_TOO_LARGE: QCoreApplication.translate("errors", "The file is too large"),
+        ErrorCode.READ_FAILED: QCoreApplication.translate("errors", "The file could not be read"),
+        ErrorCode.EMBEDDING_FAILED: QCoreApplication.translate(
+            "errors", "The embedding model failed"
+        ),
+        ErrorCode.RERANK_FAILED: QCoreApplication.translate("errors", "The rerank model failed"),
+        ErrorCode.INDEX_CORRUPT: QCoreApplication.translate(
+            "errors", "The index is damaged — run restore"
+        ),
+        ErrorCode.CATALOG_DAMAGED: QCoreApplication.translate("errors", "The catalog is damaged"),
+        ErrorCode.KEYCHAIN_UNAVAILABLE: QCoreApplication.translate(
+            "errors", "The system keychain is not available"
+        ),
+        ErrorCode.PROVIDER_AUTH_FAILED: QCoreApplication.translate(
+            "errors", "The provider refused the API key"
+        ),
+        ErrorCode.FETCH_FAILED: QCoreApplication.translate(
+            "errors", "The page could not be fetched"
+        ),
+        ErrorCode.ALL_CHILDREN_FAILED: QCoreApplication.translate(
+            "errors", "Every item inside failed"
+        ),
+        ErrorCode.BASE_FAILED: QCoreApplication.translate(
+            "errors", "The knowledge base needs to be restored"
+        ),
+        ErrorCode.BASE_NOT_FOUND: QCoreApplication.translate(
+            "errors", "The knowledge base no longer exists"
+        ),
+        ErrorCode.BASE_AMBIGUOUS: QCoreApplication.translate(
+            "errors", "Several knowledge bases have this name"
+        ),
+        ErrorCode.ITEM_NOT_FOUND: QCoreApplication.translate("errors", "The item no longer exists"),
+        ErrorCode.NO_SEARCHABLE_TOKEN: QCoreApplication.translate(
+            "errors", "The query has no searchable words"
+        ),
+        ErrorCode.ILLEGAL_TRANSITION: QCoreApplication.translate("errors", "The item is busy"),
+        ErrorCode.INVALID_ARGUMENT: QCoreApplication.translate("errors", "Invalid value"),
+        ErrorCode.MODEL_NOT_AVAILABLE: QCoreApplication.translate(
+            "errors", "The model is not available"
+        ),
+        ErrorCode.UNSAFE_PATH: QCoreApplication.translate("errors", "Unsafe path"),
+        ErrorCode.STORAGE_FULL: QCoreApplication.translate("errors", "The disk is full"),
+        ErrorCode.STORAGE_READ_ONLY: QCoreApplication.translate(
+            "errors", "The data folder is read-only"
+        ),
+        ErrorCode.ALREADY_IN_BASE: QCoreApplication.translate(
+            "errors", "Already in this knowledge base"
+        ),
     }
     found = titles.get(str(code or ""))
-    return found if found is not None else _tr("Something went wrong")
+    return (
+        found if found is not None else QCoreApplication.translate("errors", "Something went wrong")
+    )
 
 
 def message(code: str | None, params: Params | None = None) -> str:
@@ -97,121 +127,172 @@ def message(code: str | None, params: Params | None = None) -> str:
 
 def _code_message(code: str, params: Params) -> str:
     if code == ErrorCode.MODEL_NOT_AVAILABLE and params.get("model"):
-        return _tr("The model “{0}” is not available. Choose another one in the settings.").format(
-            params["model"]
-        )
+        return QCoreApplication.translate(
+            "errors", "The model “{0}” is not available. Choose another one in the settings."
+        ).format(params["model"])
     texts: dict[str, str] = {
-        ErrorCode.EMPTY_INDEXABLE_TEXT: _tr(
-            "No text could be extracted from this source. Is it empty, or only images?"
+        ErrorCode.EMPTY_INDEXABLE_TEXT: QCoreApplication.translate(
+            "errors", "No text could be extracted from this source. Is it empty, or only images?"
         ),
-        ErrorCode.INDEXING_INTERRUPTED: _tr(
+        ErrorCode.INDEXING_INTERRUPTED: QCoreApplication.translate(
+            "errors",
             "Trove was closed, or the time limit ran out, while this item was being "
-            "processed. Reindex it to finish."
+            "processed. Reindex it to finish.",
         ),
-        ErrorCode.SOURCE_MISSING: _tr(
-            "The original file, folder or page is gone. Delete the item and add it again."
+        ErrorCode.SOURCE_MISSING: QCoreApplication.translate(
+            "errors", "The original file, folder or page is gone. Delete the item and add it again."
         ),
-        ErrorCode.UNSUPPORTED_FILE_TYPE: _tr("Trove cannot read text from this kind of source."),
-        ErrorCode.FILE_TOO_LARGE: _tr("The source is larger than Trove indexes."),
-        ErrorCode.READ_FAILED: _tr(
-            "The file may be damaged, encrypted or not a text document. Check it, then reindex."
+        ErrorCode.UNSUPPORTED_FILE_TYPE: QCoreApplication.translate(
+            "errors", "Trove cannot read text from this kind of source."
         ),
-        ErrorCode.EMBEDDING_FAILED: _tr(
-            "The embedding model could not compute vectors. Check the provider, then reindex."
+        ErrorCode.FILE_TOO_LARGE: QCoreApplication.translate(
+            "errors", "The source is larger than Trove indexes."
         ),
-        ErrorCode.RERANK_FAILED: _tr("The rerank model could not order the results."),
-        ErrorCode.PROVIDER_AUTH_FAILED: _tr(
-            "The provider refused the API key. Check the key in the provider settings."
+        ErrorCode.READ_FAILED: QCoreApplication.translate(
+            "errors",
+            "The file may be damaged, encrypted or not a text document. Check it, then reindex.",
         ),
-        ErrorCode.KEYCHAIN_UNAVAILABLE: _tr(
-            "The system keychain could not store or read the API key."
+        ErrorCode.EMBEDDING_FAILED: QCoreApplication.translate(
+            "errors",
+            "The embedding model could not compute vectors. Check the provider, then reindex.",
         ),
-        ErrorCode.FETCH_FAILED: _tr(
-            "The server could not be reached or answered with an error. Try again later."
+        ErrorCode.RERANK_FAILED: QCoreApplication.translate(
+            "errors", "The rerank model could not order the results."
         ),
-        ErrorCode.ALL_CHILDREN_FAILED: _tr(
-            "None of the items inside could be indexed. Point at one to see why."
+        ErrorCode.PROVIDER_AUTH_FAILED: QCoreApplication.translate(
+            "errors", "The provider refused the API key. Check the key in the provider settings."
         ),
-        ErrorCode.STORAGE_FULL: _tr(
-            "The disk that holds Trove's data is full. Free some space, then try again."
+        ErrorCode.KEYCHAIN_UNAVAILABLE: QCoreApplication.translate(
+            "errors", "The system keychain could not store or read the API key."
         ),
-        ErrorCode.STORAGE_READ_ONLY: _tr(
-            "Trove's data folder cannot be written. Make it writable, then try again."
+        ErrorCode.FETCH_FAILED: QCoreApplication.translate(
+            "errors", "The server could not be reached or answered with an error. Try again later."
         ),
-        ErrorCode.BASE_FAILED: _tr(
-            "This knowledge base has failed. Restore it from the settings panel."
+        ErrorCode.ALL_CHILDREN_FAILED: QCoreApplication.translate(
+            "errors", "None of the items inside could be indexed. Point at one to see why."
         ),
-        ErrorCode.BASE_NOT_FOUND: _tr("It may have been deleted meanwhile."),
-        ErrorCode.BASE_AMBIGUOUS: _tr("Choose the knowledge base by its ID instead."),
-        ErrorCode.ITEM_NOT_FOUND: _tr("It may have been deleted meanwhile."),
-        ErrorCode.NO_SEARCHABLE_TOKEN: _tr(
-            "Type at least one word or number; punctuation and spaces alone cannot be searched."
+        ErrorCode.STORAGE_FULL: QCoreApplication.translate(
+            "errors", "The disk that holds Trove's data is full. Free some space, then try again."
         ),
-        ErrorCode.ILLEGAL_TRANSITION: _tr(
-            "The item is being changed by another action. Try again in a moment."
+        ErrorCode.STORAGE_READ_ONLY: QCoreApplication.translate(
+            "errors", "Trove's data folder cannot be written. Make it writable, then try again."
         ),
-        ErrorCode.INVALID_ARGUMENT: _tr("A value was not accepted."),
-        ErrorCode.MODEL_NOT_AVAILABLE: _tr(
-            "No configured provider offers this model. Check the model providers."
+        ErrorCode.BASE_FAILED: QCoreApplication.translate(
+            "errors", "This knowledge base has failed. Restore it from the settings panel."
         ),
-        ErrorCode.UNSAFE_PATH: _tr("The path leads outside the knowledge base's folder."),
-        ErrorCode.INDEX_CORRUPT: _tr(
+        ErrorCode.BASE_NOT_FOUND: QCoreApplication.translate(
+            "errors", "It may have been deleted meanwhile."
+        ),
+        ErrorCode.BASE_AMBIGUOUS: QCoreApplication.translate(
+            "errors", "Choose the knowledge base by its ID instead."
+        ),
+        ErrorCode.ITEM_NOT_FOUND: QCoreApplication.translate(
+            "errors", "It may have been deleted meanwhile."
+        ),
+        ErrorCode.NO_SEARCHABLE_TOKEN: QCoreApplication.translate(
+            "errors",
+            "Type at least one word or number; punctuation and spaces alone cannot be searched.",
+        ),
+        ErrorCode.ILLEGAL_TRANSITION: QCoreApplication.translate(
+            "errors", "The item is being changed by another action. Try again in a moment."
+        ),
+        ErrorCode.INVALID_ARGUMENT: QCoreApplication.translate(
+            "errors", "A value was not accepted."
+        ),
+        ErrorCode.MODEL_NOT_AVAILABLE: QCoreApplication.translate(
+            "errors", "No configured provider offers this model. Check the model providers."
+        ),
+        ErrorCode.UNSAFE_PATH: QCoreApplication.translate(
+            "errors", "The path leads outside the knowledge base's folder."
+        ),
+        ErrorCode.INDEX_CORRUPT: QCoreApplication.translate(
+            "errors",
             "The index of this knowledge base is damaged. Restore rebuilds it from the base's "
-            "own copies."
+            "own copies.",
         ),
-        ErrorCode.CATALOG_DAMAGED: _tr("Trove's catalog file cannot be read."),
-        ErrorCode.ALREADY_IN_BASE: _tr("This source is already in the knowledge base."),
+        ErrorCode.CATALOG_DAMAGED: QCoreApplication.translate(
+            "errors", "Trove's catalog file cannot be read."
+        ),
+        ErrorCode.ALREADY_IN_BASE: QCoreApplication.translate(
+            "errors", "This source is already in the knowledge base."
+        ),
     }
     found = texts.get(code)
-    return found if found is not None else _tr("An unexpected error occurred.")
+    return (
+        found
+        if found is not None
+        else QCoreApplication.translate("errors", "An unexpected error occurred.")
+    )
 
 
 def _provider_message(reason: str, params: Params) -> str:
     """A provider failure said from its reason and params; "" for an unknown reason."""
-    provider = str(params.get("provider") or _tr("The provider"))
+    provider = str(params.get("provider") or QCoreApplication.translate("errors", "The provider"))
     address = str(params.get("address") or provider)
     status = str(params.get("status") or "")
     if reason == ErrorReason.CONNECTION_REFUSED:
-        return _tr(
-            "Nothing answered at {0}. Is the server running, and is the address right?"
+        return QCoreApplication.translate(
+            "errors", "Nothing answered at {0}. Is the server running, and is the address right?"
         ).format(address)
     if reason == ErrorReason.HOST_NOT_FOUND:
-        return _tr("The host of {0} could not be found. Check the address and the network.").format(
-            address
-        )
+        return QCoreApplication.translate(
+            "errors", "The host of {0} could not be found. Check the address and the network."
+        ).format(address)
     if reason == ErrorReason.CONNECTION_FAILED:
-        return _tr("Could not connect to {0}. Check the address and the network.").format(address)
+        return QCoreApplication.translate(
+            "errors", "Could not connect to {0}. Check the address and the network."
+        ).format(address)
     if reason == ErrorReason.TIMED_OUT:
-        return _tr("{0} did not answer in time. Try again later.").format(provider)
+        return QCoreApplication.translate(
+            "errors", "{0} did not answer in time. Try again later."
+        ).format(provider)
     if reason == ErrorReason.KEY_REJECTED:
-        return _tr("{0} rejected the API key (HTTP {1}). Check the key.").format(provider, status)
+        return QCoreApplication.translate(
+            "errors", "{0} rejected the API key (HTTP {1}). Check the key."
+        ).format(provider, status)
     if reason == ErrorReason.KEY_MISSING:
-        return _tr("{0} needs an API key (HTTP {1}), and none is set.").format(provider, status)
+        return QCoreApplication.translate(
+            "errors", "{0} needs an API key (HTTP {1}), and none is set."
+        ).format(provider, status)
     if reason == ErrorReason.NOT_FOUND:
-        return _tr(
-            "{0} answered HTTP 404: the model name is unknown or the base URL is wrong."
+        return QCoreApplication.translate(
+            "errors", "{0} answered HTTP 404: the model name is unknown or the base URL is wrong."
         ).format(provider)
     if reason == ErrorReason.MODEL_MISSING:
-        return _tr("{0} has no model “{1}”.").format(provider, params.get("model", ""))
+        return QCoreApplication.translate("errors", "{0} has no model “{1}”.").format(
+            provider, params.get("model", "")
+        )
     if reason == ErrorReason.NO_MODELS:
-        return _tr("{0} lists no models. Type a model name first.").format(provider)
+        return QCoreApplication.translate(
+            "errors", "{0} lists no models. Type a model name first."
+        ).format(provider)
     if reason == ErrorReason.HTTP_STATUS:
-        return _tr("{0} answered with an error (HTTP {1}).").format(provider, status)
+        return QCoreApplication.translate(
+            "errors", "{0} answered with an error (HTTP {1})."
+        ).format(provider, status)
     if reason == ErrorReason.NOT_JSON:
-        return _tr("{0} gave an answer Trove cannot read. Is the base URL right?").format(provider)
+        return QCoreApplication.translate(
+            "errors", "{0} gave an answer Trove cannot read. Is the base URL right?"
+        ).format(provider)
     if reason == ErrorReason.MALFORMED:
-        return _tr("{0} answered in an unexpected format.").format(provider)
+        return QCoreApplication.translate("errors", "{0} answered in an unexpected format.").format(
+            provider
+        )
     if reason == ErrorReason.WRONG_DIMENSIONS:
-        return _tr(
+        return QCoreApplication.translate(
+            "errors",
             "The model “{0}” returned vectors of {1} dimensions instead of {2}. Restore the "
-            "knowledge base to switch models."
+            "knowledge base to switch models.",
         ).format(params.get("model", ""), params.get("got", ""), params.get("expected", ""))
     if reason == ErrorReason.BAD_URL:
-        return _tr("The base URL must start with http:// or https:// and name a host.")
+        return QCoreApplication.translate(
+            "errors", "The base URL must start with http:// or https:// and name a host."
+        )
     if reason == ErrorReason.NO_KEYCHAIN:
-        return _tr(
+        return QCoreApplication.translate(
+            "errors",
             "No system keychain is available to store the API key. Set the environment "
-            "variable {0} to the key instead."
+            "variable {0} to the key instead.",
         ).format(params.get("env_var", ""))
     return ""
 
@@ -238,7 +319,7 @@ def explain(code: str | None, english: str, params: Params | None = None) -> str
 
 
 def details_line(text: str) -> str:
-    return _tr("Details: {0}").format(text)
+    return QCoreApplication.translate("errors", "Details: {0}").format(text)
 
 
 def describe(exc: BaseException) -> tuple[str, str]:
@@ -246,8 +327,12 @@ def describe(exc: BaseException) -> tuple[str, str]:
     if isinstance(exc, TroveError):
         return headline(exc.code), explain(exc.code, exc.message, exc.params)
     if isinstance(exc, OSError):
-        return _tr("A file operation failed"), details_line(str(exc))
-    return _tr("Something went wrong"), details_line(f"{type(exc).__name__}: {exc}")
+        return QCoreApplication.translate("errors", "A file operation failed"), details_line(
+            str(exc)
+        )
+    return QCoreApplication.translate("errors", "Something went wrong"), details_line(
+        f"{type(exc).__name__}: {exc}"
+    )
 
 
 def item_error_text(code: str | None, english: str | None) -> str:
@@ -259,7 +344,9 @@ def skip_reason_text(reason: str) -> str:
     """Why an added source was skipped (an AddReport.skipped reason), translated."""
     same_as = getattr(reason, "same_as", None)
     if same_as:
-        return _tr("The same content is already in this knowledge base as {0}.").format(same_as)
+        return QCoreApplication.translate(
+            "errors", "The same content is already in this knowledge base as {0}."
+        ).format(same_as)
     if getattr(reason, "code", None) == ErrorCode.ALREADY_IN_BASE:
         return message(ErrorCode.ALREADY_IN_BASE)
     return reason
@@ -276,11 +363,17 @@ def add_error_text(english: str) -> str:
 def degradation_text(found: Degradation) -> str:
     """The tooltip of a degraded-search notice: what the search did instead, and why."""
     if found.stage is SearchStage.EMBEDDING:
-        what = _tr("The embedding model failed, so only full-text matching was used.")
+        what = QCoreApplication.translate(
+            "errors", "The embedding model failed, so only full-text matching was used."
+        )
     elif found.not_asked:
-        what = _tr("The rerank model was not asked, since the embedding model failed.")
+        what = QCoreApplication.translate(
+            "errors", "The rerank model was not asked, since the embedding model failed."
+        )
     else:
-        what = _tr("The rerank model failed, so the results keep their first order.")
+        what = QCoreApplication.translate(
+            "errors", "The rerank model failed, so the results keep their first order."
+        )
     if found.not_asked:
         return f"{headline(found.code)}\n{what}"
     return f"{headline(found.code)}\n{what}\n{explain(found.code, '', found.params)}"
