@@ -57,9 +57,7 @@ def chinese(qapp: QApplication) -> Iterator[None]:
     i18n.remove_translators(qapp, translators)
 
 
-def provider_error(
-    server: LoopbackServer | None, url: str, *, key: str | None = None
-) -> ProviderError:
+def provider_error(url: str, *, key: str | None = None) -> ProviderError:
     """What one GET of /v1/models against `url` raises."""
     http = ProviderHttp(url, name="测试服务", api_key=key)
     try:
