@@ -456,6 +456,7 @@ def test_remove_asks_first(
         return question
 
     monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.No))
+    qtbot.waitUntil(lambda: ui_ctx.tasks.pending == 0)  # the form's keychain check
     QTest.mouseClick(dialog.remove_button, Qt.MouseButton.LeftButton)
     assert len(questions) == 1 and "Vendor" in questions[0]
     assert ui_ctx.tasks.pending == 0

@@ -502,7 +502,7 @@ def test_a_full_text_base_is_offered_a_backfill(
     choose(panel.form.embedding_picker, "fake:bow")
     with qtbot.waitSignal(providers.executor.drained, timeout=SIGNAL_MS):
         saved = apply_and_wait(qtbot, panel)
-    assert answer.asked[0][0] == "Add vectors"
+    assert answer.asked[0][0] == "Add an embedding model"
     assert calls == [(base.id, "fake:bow")]
     assert saved.embedding_model == "fake:bow" and saved.has_vectors
     assert completed(providers, base.id)
