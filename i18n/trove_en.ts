@@ -574,6 +574,21 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
     </message>
 </context>
 <context>
+    <name>ModelPicker</name>
+    <message>
+        <source>None (full-text only)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Built-in offline model</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>NewBaseDialog</name>
     <message>
         <source>New knowledge base</source>
@@ -702,11 +717,15 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Kept in the system keychain — type to replace</source>
+        <source>e.g. siliconflow</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>e.g. siliconflow</source>
+        <source>No key stored — optional; local servers usually need none</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A key is stored in the system keychain — type to replace it</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -919,10 +938,6 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
         <source>Checking the knowledge base…</source>
         <translation type="unfinished"></translation>
     </message>
-    <message>
-        <source>Add vectors</source>
-        <translation type="unfinished"></translation>
-    </message>
     <message numerus="yes">
         <source>“{0}” has %n item(s) indexed for full-text search only. Compute their vectors with {1}? Searches become hybrid as the items finish.</source>
         <translation>
@@ -934,26 +949,38 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
         <source>Compute vectors</source>
         <translation type="unfinished"></translation>
     </message>
-    <message numerus="yes">
-        <source>Removing the embedding model rebuilds “{0}”: its %n item(s) are indexed again from the base&apos;s own copies for full-text search only, and the vectors are deleted.</source>
-        <translation>
-            <numerusform>Removing the embedding model rebuilds “{0}”: its %n item is indexed again from the base&apos;s own copies for full-text search only, and the vectors is deleted.</numerusform>
-            <numerusform>Removing the embedding model rebuilds “{0}”: its %n items are indexed again from the base&apos;s own copies for full-text search only, and the vectors are deleted.</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Changing the embedding model rebuilds “{0}”: its %n item(s) are indexed again from the base&apos;s own copies with {1}. Searches miss items until they finish.</source>
-        <translation>
-            <numerusform>Changing the embedding model rebuilds “{0}”: its %n item is indexed again from the base&apos;s own copies with {1}. Searches miss items until they finish.</numerusform>
-            <numerusform>Changing the embedding model rebuilds “{0}”: its %n items are indexed again from the base&apos;s own copies with {1}. Searches miss items until they finish.</numerusform>
-        </translation>
-    </message>
     <message>
-        <source>Restore the knowledge base</source>
+        <source>Add an embedding model</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Restore</source>
+        <source>Remove the embedding model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Removing {1} rebuilds “{0}”: its %n item(s) are indexed again from the base&apos;s own copies for full-text search only, and the vectors are deleted.</source>
+        <translation>
+            <numerusform>Removing {1} rebuilds “{0}”: its %n item is indexed again from the base&apos;s own copies for full-text search only, and the vectors are deleted.</numerusform>
+            <numerusform>Removing {1} rebuilds “{0}”: its %n items are indexed again from the base&apos;s own copies for full-text search only, and the vectors are deleted.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Remove and rebuild</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Change the embedding model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Changing the embedding model from {1} to {2} rebuilds “{0}”: its %n item(s) are indexed again from the base&apos;s own copies. Searches miss items until they finish.</source>
+        <translation>
+            <numerusform>Changing the embedding model from {1} to {2} rebuilds “{0}”: its %n item is indexed again from the base&apos;s own copies. Searches miss it until it finishes.</numerusform>
+            <numerusform>Changing the embedding model from {1} to {2} rebuilds “{0}”: its %n items are indexed again from the base&apos;s own copies. Searches miss items until they finish.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Change and rebuild</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1203,11 +1230,207 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Already in this knowledge base</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Something went wrong</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>The model “{0}” is not available. Choose another one in the settings.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No text could be extracted from this source. Is it empty, or only images?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Trove was closed, or the time limit ran out, while this item was being processed. Reindex it to finish.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The original file, folder or page is gone. Delete the item and add it again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Trove cannot read text from this kind of source.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The source is larger than Trove indexes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The file may be damaged, encrypted or not a text document. Check it, then reindex.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The embedding model could not compute vectors. Check the provider, then reindex.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The rerank model could not order the results.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The provider refused the API key. Check the key in the provider settings.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The system keychain could not store or read the API key.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The server could not be reached or answered with an error. Try again later.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>None of the items inside could be indexed. Point at one to see why.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The disk that holds Trove&apos;s data is full. Free some space, then try again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Trove&apos;s data folder cannot be written. Make it writable, then try again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This knowledge base has failed. Restore it from the settings panel.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It may have been deleted meanwhile.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose the knowledge base by its ID instead.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Type at least one word or number; punctuation and spaces alone cannot be searched.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The item is being changed by another action. Try again in a moment.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A value was not accepted.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No configured provider offers this model. Check the model providers.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The path leads outside the knowledge base&apos;s folder.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The index of this knowledge base is damaged. Restore rebuilds it from the base&apos;s own copies.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Trove&apos;s catalog file cannot be read.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This source is already in the knowledge base.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>An unexpected error occurred.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing answered at {0}. Is the server running, and is the address right?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The host of {0} could not be found. Check the address and the network.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not connect to {0}. Check the address and the network.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} did not answer in time. Try again later.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} rejected the API key (HTTP {1}). Check the key.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} needs an API key (HTTP {1}), and none is set.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} answered HTTP 404: the model name is unknown or the base URL is wrong.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} has no model “{1}”.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} lists no models. Type a model name first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} answered with an error (HTTP {1}).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} gave an answer Trove cannot read. Is the base URL right?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} answered in an unexpected format.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model “{0}” returned vectors of {1} dimensions instead of {2}. Restore the knowledge base to switch models.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The base URL must start with http:// or https:// and name a host.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No system keychain is available to store the API key. Set the environment variable {0} to the key instead.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Details: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>A file operation failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The same content is already in this knowledge base as {0}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The embedding model failed, so only full-text matching was used.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The rerank model was not asked, since the embedding model failed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The rerank model failed, so the results keep their first order.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

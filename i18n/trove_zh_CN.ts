@@ -570,6 +570,21 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
     </message>
 </context>
 <context>
+    <name>ModelPicker</name>
+    <message>
+        <source>None (full-text only)</source>
+        <translation>无（仅全文检索）</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Built-in offline model</source>
+        <translation>内置离线模型</translation>
+    </message>
+</context>
+<context>
     <name>NewBaseDialog</name>
     <message>
         <source>New knowledge base</source>
@@ -698,12 +713,16 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
         <translation>可选；本地服务通常不需要</translation>
     </message>
     <message>
-        <source>Kept in the system keychain — type to replace</source>
-        <translation>已保存在系统钥匙串中——输入新值即可替换</translation>
-    </message>
-    <message>
         <source>e.g. siliconflow</source>
         <translation>例如：siliconflow</translation>
+    </message>
+    <message>
+        <source>No key stored — optional; local servers usually need none</source>
+        <translation>未保存密钥——可选；本地服务通常不需要</translation>
+    </message>
+    <message>
+        <source>A key is stored in the system keychain — type to replace it</source>
+        <translation>系统钥匙串中已保存密钥——输入新密钥即可替换</translation>
     </message>
     <message>
         <source>Network checks are unavailable</source>
@@ -914,10 +933,6 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
         <source>Checking the knowledge base…</source>
         <translation>正在检查知识库…</translation>
     </message>
-    <message>
-        <source>Add vectors</source>
-        <translation>添加向量</translation>
-    </message>
     <message numerus="yes">
         <source>“{0}” has %n item(s) indexed for full-text search only. Compute their vectors with {1}? Searches become hybrid as the items finish.</source>
         <translation>
@@ -928,25 +943,37 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
         <source>Compute vectors</source>
         <translation>计算向量</translation>
     </message>
-    <message numerus="yes">
-        <source>Removing the embedding model rebuilds “{0}”: its %n item(s) are indexed again from the base&apos;s own copies for full-text search only, and the vectors are deleted.</source>
-        <translation>
-            <numerusform>移除嵌入模型会重建“{0}”：其 %n 个条目将根据知识库自身的副本重新建立仅全文索引，向量将被删除。</numerusform>
-        </translation>
+    <message>
+        <source>Add an embedding model</source>
+        <translation>添加嵌入模型</translation>
+    </message>
+    <message>
+        <source>Remove the embedding model</source>
+        <translation>移除嵌入模型</translation>
     </message>
     <message numerus="yes">
-        <source>Changing the embedding model rebuilds “{0}”: its %n item(s) are indexed again from the base&apos;s own copies with {1}. Searches miss items until they finish.</source>
+        <source>Removing {1} rebuilds “{0}”: its %n item(s) are indexed again from the base&apos;s own copies for full-text search only, and the vectors are deleted.</source>
         <translation>
-            <numerusform>更换嵌入模型会重建“{0}”：其 %n 个条目将用 {1} 根据知识库自身的副本重新索引。完成之前检索会漏掉这些条目。</numerusform>
+            <numerusform>移除 {1} 会重建“{0}”：其中 %n 个条目将根据知识库保存的副本重新索引，仅用于全文检索，向量会被删除。</numerusform>
         </translation>
     </message>
     <message>
-        <source>Restore the knowledge base</source>
-        <translation>恢复知识库</translation>
+        <source>Remove and rebuild</source>
+        <translation>移除并重建</translation>
     </message>
     <message>
-        <source>Restore</source>
-        <translation>恢复</translation>
+        <source>Change the embedding model</source>
+        <translation>更换嵌入模型</translation>
+    </message>
+    <message numerus="yes">
+        <source>Changing the embedding model from {1} to {2} rebuilds “{0}”: its %n item(s) are indexed again from the base&apos;s own copies. Searches miss items until they finish.</source>
+        <translation>
+            <numerusform>将嵌入模型从 {1} 更换为 {2} 会重建“{0}”：其中 %n 个条目将根据知识库保存的副本重新索引。完成之前，搜索会漏掉这些条目。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Change and rebuild</source>
+        <translation>更换并重建</translation>
     </message>
     <message>
         <source>Saving…</source>
@@ -1192,12 +1219,208 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
         <translation>数据文件夹是只读的</translation>
     </message>
     <message>
+        <source>Already in this knowledge base</source>
+        <translation>已在此知识库中</translation>
+    </message>
+    <message>
         <source>Something went wrong</source>
         <translation>出现问题</translation>
     </message>
     <message>
+        <source>The model “{0}” is not available. Choose another one in the settings.</source>
+        <translation>模型“{0}”不可用。请在设置中另选一个。</translation>
+    </message>
+    <message>
+        <source>No text could be extracted from this source. Is it empty, or only images?</source>
+        <translation>未能从此来源提取到文字。它是否为空，或只包含图片？</translation>
+    </message>
+    <message>
+        <source>Trove was closed, or the time limit ran out, while this item was being processed. Reindex it to finish.</source>
+        <translation>处理此条目时 Trove 被关闭或超出了时间限制。重新索引即可完成。</translation>
+    </message>
+    <message>
+        <source>The original file, folder or page is gone. Delete the item and add it again.</source>
+        <translation>原始文件、文件夹或网页已不存在。请删除此条目后重新添加。</translation>
+    </message>
+    <message>
+        <source>Trove cannot read text from this kind of source.</source>
+        <translation>Trove 无法从这类来源读取文字。</translation>
+    </message>
+    <message>
+        <source>The source is larger than Trove indexes.</source>
+        <translation>此来源超出了 Trove 可索引的大小。</translation>
+    </message>
+    <message>
+        <source>The file may be damaged, encrypted or not a text document. Check it, then reindex.</source>
+        <translation>文件可能已损坏、已加密或不是文本文档。请检查后重新索引。</translation>
+    </message>
+    <message>
+        <source>The embedding model could not compute vectors. Check the provider, then reindex.</source>
+        <translation>嵌入模型未能计算向量。请检查服务商后重新索引。</translation>
+    </message>
+    <message>
+        <source>The rerank model could not order the results.</source>
+        <translation>重排序模型未能对结果排序。</translation>
+    </message>
+    <message>
+        <source>The provider refused the API key. Check the key in the provider settings.</source>
+        <translation>服务商拒绝了 API 密钥。请在服务商设置中检查密钥。</translation>
+    </message>
+    <message>
+        <source>The system keychain could not store or read the API key.</source>
+        <translation>系统钥匙串无法保存或读取 API 密钥。</translation>
+    </message>
+    <message>
+        <source>The server could not be reached or answered with an error. Try again later.</source>
+        <translation>无法连接服务器，或服务器返回了错误。请稍后重试。</translation>
+    </message>
+    <message>
+        <source>None of the items inside could be indexed. Point at one to see why.</source>
+        <translation>其中的条目均未能索引。将鼠标指向某个条目可查看原因。</translation>
+    </message>
+    <message>
+        <source>The disk that holds Trove&apos;s data is full. Free some space, then try again.</source>
+        <translation>存放 Trove 数据的磁盘已满。请释放一些空间后重试。</translation>
+    </message>
+    <message>
+        <source>Trove&apos;s data folder cannot be written. Make it writable, then try again.</source>
+        <translation>Trove 的数据文件夹无法写入。请使其可写后重试。</translation>
+    </message>
+    <message>
+        <source>This knowledge base has failed. Restore it from the settings panel.</source>
+        <translation>此知识库已失效。请在设置面板中恢复它。</translation>
+    </message>
+    <message>
+        <source>It may have been deleted meanwhile.</source>
+        <translation>它可能已在此期间被删除。</translation>
+    </message>
+    <message>
+        <source>Choose the knowledge base by its ID instead.</source>
+        <translation>请改用 ID 指定知识库。</translation>
+    </message>
+    <message>
+        <source>Type at least one word or number; punctuation and spaces alone cannot be searched.</source>
+        <translation>请至少输入一个词或数字；仅有标点和空格无法搜索。</translation>
+    </message>
+    <message>
+        <source>The item is being changed by another action. Try again in a moment.</source>
+        <translation>此条目正被另一项操作修改。请稍后重试。</translation>
+    </message>
+    <message>
+        <source>A value was not accepted.</source>
+        <translation>有一个值未被接受。</translation>
+    </message>
+    <message>
+        <source>No configured provider offers this model. Check the model providers.</source>
+        <translation>已配置的服务商均未提供此模型。请检查模型服务商。</translation>
+    </message>
+    <message>
+        <source>The path leads outside the knowledge base&apos;s folder.</source>
+        <translation>该路径指向知识库文件夹之外。</translation>
+    </message>
+    <message>
+        <source>The index of this knowledge base is damaged. Restore rebuilds it from the base&apos;s own copies.</source>
+        <translation>此知识库的索引已损坏。恢复操作会根据知识库保存的副本重建索引。</translation>
+    </message>
+    <message>
+        <source>Trove&apos;s catalog file cannot be read.</source>
+        <translation>无法读取 Trove 的目录文件。</translation>
+    </message>
+    <message>
+        <source>This source is already in the knowledge base.</source>
+        <translation>此来源已在知识库中。</translation>
+    </message>
+    <message>
+        <source>An unexpected error occurred.</source>
+        <translation>发生了意外错误。</translation>
+    </message>
+    <message>
+        <source>The provider</source>
+        <translation>服务商</translation>
+    </message>
+    <message>
+        <source>Nothing answered at {0}. Is the server running, and is the address right?</source>
+        <translation>{0} 没有响应。服务是否已启动？地址是否正确？</translation>
+    </message>
+    <message>
+        <source>The host of {0} could not be found. Check the address and the network.</source>
+        <translation>找不到 {0} 的主机。请检查地址和网络。</translation>
+    </message>
+    <message>
+        <source>Could not connect to {0}. Check the address and the network.</source>
+        <translation>无法连接到 {0}。请检查地址和网络。</translation>
+    </message>
+    <message>
+        <source>{0} did not answer in time. Try again later.</source>
+        <translation>{0} 未能及时响应。请稍后重试。</translation>
+    </message>
+    <message>
+        <source>{0} rejected the API key (HTTP {1}). Check the key.</source>
+        <translation>{0} 拒绝了 API 密钥（HTTP {1}）。请检查密钥。</translation>
+    </message>
+    <message>
+        <source>{0} needs an API key (HTTP {1}), and none is set.</source>
+        <translation>{0} 需要 API 密钥（HTTP {1}），但尚未设置。</translation>
+    </message>
+    <message>
+        <source>{0} answered HTTP 404: the model name is unknown or the base URL is wrong.</source>
+        <translation>{0} 返回 HTTP 404：模型名称不存在，或接口地址有误。</translation>
+    </message>
+    <message>
+        <source>{0} has no model “{1}”.</source>
+        <translation>{0} 没有模型“{1}”。</translation>
+    </message>
+    <message>
+        <source>{0} lists no models. Type a model name first.</source>
+        <translation>{0} 未列出任何模型。请先输入模型名称。</translation>
+    </message>
+    <message>
+        <source>{0} answered with an error (HTTP {1}).</source>
+        <translation>{0} 返回了错误（HTTP {1}）。</translation>
+    </message>
+    <message>
+        <source>{0} gave an answer Trove cannot read. Is the base URL right?</source>
+        <translation>{0} 的回复 Trove 无法识别。接口地址是否正确？</translation>
+    </message>
+    <message>
+        <source>{0} answered in an unexpected format.</source>
+        <translation>{0} 的回复格式不符合预期。</translation>
+    </message>
+    <message>
+        <source>The model “{0}” returned vectors of {1} dimensions instead of {2}. Restore the knowledge base to switch models.</source>
+        <translation>模型“{0}”返回了 {1} 维向量，而不是 {2} 维。请恢复知识库以更换模型。</translation>
+    </message>
+    <message>
+        <source>The base URL must start with http:// or https:// and name a host.</source>
+        <translation>接口地址必须以 http:// 或 https:// 开头并包含主机名。</translation>
+    </message>
+    <message>
+        <source>No system keychain is available to store the API key. Set the environment variable {0} to the key instead.</source>
+        <translation>没有可用的系统钥匙串来保存 API 密钥。请改为将环境变量 {0} 设为该密钥。</translation>
+    </message>
+    <message>
+        <source>Details: {0}</source>
+        <translation>详细信息：{0}</translation>
+    </message>
+    <message>
         <source>A file operation failed</source>
         <translation>文件操作失败</translation>
+    </message>
+    <message>
+        <source>The same content is already in this knowledge base as {0}.</source>
+        <translation>相同内容已作为 {0} 存在于此知识库中。</translation>
+    </message>
+    <message>
+        <source>The embedding model failed, so only full-text matching was used.</source>
+        <translation>嵌入模型出错，因此只使用了全文匹配。</translation>
+    </message>
+    <message>
+        <source>The rerank model was not asked, since the embedding model failed.</source>
+        <translation>由于嵌入模型出错，未调用重排序模型。</translation>
+    </message>
+    <message>
+        <source>The rerank model failed, so the results keep their first order.</source>
+        <translation>重排序模型出错，结果保持原有顺序。</translation>
     </message>
 </context>
 </TS>

@@ -29,6 +29,7 @@ from app.knowledge.types import (
     ItemStatus,
     ItemType,
     OnConflict,
+    SkipReason,
     TroveError,
 )
 
@@ -200,15 +201,21 @@ def _admit_one(
     )
 
 
-def _conflict(catalog: Catalog, base_id: str, cand: _Candidate) -> tuple[Item, str] | None:
+def _conflict(catalog: Catalog, base_id: str, cand: _Candidate) -> tuple[Item, SkipReason] | None:
     same_source = _live(catalog.find_items_by_source(base_id, cand.source))
     if same_source:
-        return same_source[0], "already in this knowledge base"
+        return same_source[0], SkipReason(
+            "already in this knowledge base", ErrorCode.ALREADY_IN_BASE
+        )
     if cand.content_hash:
         same_content = _live(catalog.find_items_by_hash(base_id, cand.content_hash))
         if same_content:
             other = same_content[0]
-            return other, f"same content as {other.source!r}, already in this knowledge base"
+            return other, SkipReason(
+                f"same content as {other.source!r}, already in this knowledge base",
+                ErrorCode.ALREADY_IN_BASE,
+                other.source,
+            )
     return None
 
 

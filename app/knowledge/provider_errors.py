@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from app.knowledge.types import ErrorCode, TroveError
+from app.knowledge.types import ErrorCode, ErrorParams, TroveError
 from app.providers.interfaces import ProviderError
+
+
+def provider_params(exc: ProviderError) -> ErrorParams:
+    """The failure's reason and names, as TroveError.params hold them."""
+    return {"reason": exc.reason, **exc.params} if exc.reason else dict(exc.params)
 
 
 def provider_failure(exc: ProviderError, fallback: ErrorCode) -> TroveError:
@@ -11,4 +16,4 @@ def provider_failure(exc: ProviderError, fallback: ErrorCode) -> TroveError:
         code = ErrorCode(exc.code)
     except ValueError:
         code = fallback
-    return TroveError(code, exc.message)
+    return TroveError(code, exc.message, provider_params(exc))

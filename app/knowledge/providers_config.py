@@ -19,7 +19,7 @@ from app.providers.factory import EMBEDDING_KINDS as EMBEDDING_KINDS
 from app.providers.factory import RERANK_KINDS as RERANK_KINDS
 from app.providers.factory import ProviderSettings
 from app.providers.http import SEARCH_RETRY, SEARCH_TIMEOUTS, HttpOptions
-from app.providers.interfaces import ProviderError
+from app.providers.interfaces import NO_KEYCHAIN, ProviderError
 from app.providers.local_model import LOCAL_PROVIDER
 from app.providers.registry import ProviderRegistry
 
@@ -102,7 +102,7 @@ def _store_key(provider_id: str, key: str, unavailable: ErrorCode) -> None:
     try:
         secrets.set_key(provider_id, key)
     except secrets.SecretStoreUnavailable as exc:
-        raise TroveError(unavailable, exc.message) from exc
+        raise TroveError(unavailable, exc.message, {"reason": NO_KEYCHAIN, **exc.params}) from exc
     except ProviderError as exc:
         raise provider_failure(exc, ErrorCode.PROVIDER_AUTH_FAILED) from exc
 

@@ -12,7 +12,7 @@ import numpy as np
 from app.knowledge.fusion import fusion_weights, rrf
 from app.knowledge.pipeline.indexing.tokenize import fts_match_expression, query_tokens
 from app.knowledge.pipeline.store.index_store import Bm25Hit, IndexStore
-from app.knowledge.provider_errors import provider_failure
+from app.knowledge.provider_errors import provider_failure, provider_params
 from app.knowledge.types import (
     Base,
     BaseStatus,
@@ -48,7 +48,13 @@ class UnavailableModel:
 
     def _fail(self) -> ProviderError:
         # A fresh error each call: raising one instance twice would chain its tracebacks.
-        return ProviderError(self._failure.code, self._failure.message, retryable=False)
+        return ProviderError(
+            self._failure.code,
+            self._failure.message,
+            retryable=False,
+            reason=self._failure.reason,
+            params=self._failure.params,
+        )
 
     def embed(self, texts: Sequence[str]) -> FloatMatrix:
         raise self._fail()
@@ -133,6 +139,7 @@ def search(
             raise TroveError(
                 ErrorCode.MODEL_NOT_AVAILABLE,
                 f"the embedding model {base.embedding_model!r} is not available",
+                {"model": base.embedding_model or ""},
             )
         try:
             vector_hits = _vector_stage(embedder, store, query, wanted, metrics)
@@ -319,6 +326,7 @@ def _embedding_degraded(exc: ProviderError) -> Degradation:
         SearchStage.EMBEDDING,
         _stage_code(exc, ErrorCode.EMBEDDING_FAILED),
         f"{exc.message}; showing full-text (BM25) results only",
+        provider_params(exc),
     )
 
 
@@ -327,6 +335,7 @@ def _rerank_degraded(exc: ProviderError) -> Degradation:
         SearchStage.RERANK,
         _stage_code(exc, ErrorCode.RERANK_FAILED),
         f"{exc.message}; results are not reranked",
+        provider_params(exc),
     )
 
 
@@ -336,4 +345,5 @@ def _rerank_skipped(embed_failure: ProviderError) -> Degradation:
         ErrorCode.RERANK_FAILED,
         "not asked: the embedding provider did not answer this search "
         f"({embed_failure.message}); results are not reranked",
+        not_asked=True,
     )

@@ -49,7 +49,7 @@ from app.knowledge.types import (
     StoredChunk,
     TroveError,
 )
-from app.providers import async_probe
+from app.providers import async_probe, secrets
 from app.providers.factory import ProviderSettings, builtin_local_settings
 from app.providers.interfaces import Embedder, ModelResolver, ProviderError, Reranker
 from app.providers.local_model import LOCAL_MODEL_ID, local_model_available
@@ -334,6 +334,11 @@ class KnowledgeService:
 
     def provider_models(self, provider_id: str) -> list[str]:
         return providers_config.provider_models(self.catalog, provider_id)
+
+    def provider_key_stored(self, provider_id: str) -> bool:
+        """Whether the keychain holds an API key for the provider (it may block: call it off
+        the GUI thread)."""
+        return secrets.has_stored_key(provider_id)
 
     def check_provider(self, provider_id: str, model: str | None = None) -> str:
         return providers_config.check_provider(self.catalog, provider_id, model)

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, TypedDict
 
+from app.providers import interfaces as _provider
+
 
 class BaseStatus(StrEnum):
     COMPLETED = "completed"
@@ -97,15 +99,46 @@ class ErrorCode(StrEnum):
     INDEX_CORRUPT = "INDEX_CORRUPT"
     # The catalog (catalog.sqlite) cannot be read at all.
     CATALOG_DAMAGED = "CATALOG_DAMAGED"
+    # An added source the base already has (AddReport.skipped; never an item's error).
+    ALREADY_IN_BASE = "ALREADY_IN_BASE"
+
+
+class ErrorReason(StrEnum):
+    """Why a provider call failed, finer than its code: TroveError.params["reason"]."""
+
+    CONNECTION_REFUSED = _provider.CONNECTION_REFUSED
+    HOST_NOT_FOUND = _provider.HOST_NOT_FOUND
+    CONNECTION_FAILED = _provider.CONNECTION_FAILED
+    TIMED_OUT = _provider.TIMED_OUT
+    KEY_REJECTED = _provider.KEY_REJECTED
+    KEY_MISSING = _provider.KEY_MISSING
+    NOT_FOUND = _provider.NOT_FOUND
+    MODEL_MISSING = _provider.MODEL_MISSING
+    NO_MODELS = _provider.NO_MODELS
+    HTTP_STATUS = _provider.HTTP_STATUS
+    NOT_JSON = _provider.NOT_JSON
+    MALFORMED = _provider.MALFORMED
+    WRONG_DIMENSIONS = _provider.WRONG_DIMENSIONS
+    BAD_URL = _provider.BAD_URL
+    NO_KEYCHAIN = _provider.NO_KEYCHAIN
+
+
+# Names and numbers an error's sentence needs (a provider, an HTTP status, a model, a count),
+# so a caller that speaks another language can say it without parsing the English message.
+# Provider failures carry "reason" (an ErrorReason).
+ErrorParams = dict[str, str | int]
 
 
 class TroveError(Exception):
-    """An expected failure with a stable code that the UI translates and the CLI prints."""
+    """An expected failure with a stable code that the UI translates and the CLI prints.
 
-    def __init__(self, code: ErrorCode, message: str) -> None:
+    `message` is English for logs, the CLI and agents; `params` hold its variable parts."""
+
+    def __init__(self, code: ErrorCode, message: str, params: ErrorParams | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.params: ErrorParams = dict(params or {})
 
     def __str__(self) -> str:
         return f"{self.code}: {self.message}"
@@ -236,11 +269,15 @@ class Degradation:
     """A provider stage that failed or was skipped; the results stand without it.
 
     `code` is the error the stage would have raised on its own, `message` what went wrong
-    and what the search did instead (English, for logs, the CLI and agents)."""
+    and what the search did instead (English, for logs, the CLI and agents), `params` the
+    provider failure's reason and names (TroveError.params). `not_asked`: the stage was
+    skipped because an earlier one failed."""
 
     stage: SearchStage
     code: ErrorCode
     message: str
+    params: ErrorParams = field(default_factory=dict)
+    not_asked: bool = False
 
     def to_json(self) -> dict[str, str]:
         return {"stage": str(self.stage), "code": str(self.code), "message": self.message}
@@ -266,6 +303,20 @@ class SearchResponse:
 class OnConflict(StrEnum):
     SKIP = "skip"
     REPLACE = "replace"
+
+
+class SkipReason(str):
+    """Why an added source was skipped: the English reason (what the CLI and agents print),
+    carrying its stable code and, for a copy of another source, that source."""
+
+    code: ErrorCode
+    same_as: str | None
+
+    def __new__(cls, text: str, code: ErrorCode, same_as: str | None = None) -> SkipReason:
+        reason = super().__new__(cls, text)
+        reason.code = code
+        reason.same_as = same_as
+        return reason
 
 
 @dataclass(slots=True)

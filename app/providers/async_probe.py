@@ -36,6 +36,7 @@ from app.providers.interfaces import (
     EMBEDDING_FAILED,
     INVALID_ARGUMENT,
     MODEL_NOT_AVAILABLE,
+    NO_MODELS,
     ProviderError,
 )
 from app.providers.local_model import LOCAL_MODEL_NAME, LocalEmbedder
@@ -244,7 +245,12 @@ async def test_connection(
         if not chosen:
             offered = await _models(http, kind)
             if not offered:
-                raise ProviderError(MODEL_NOT_AVAILABLE, f"{http.name} offers no models")
+                raise ProviderError(
+                    MODEL_NOT_AVAILABLE,
+                    f"{http.name} offers no models",
+                    reason=NO_MODELS,
+                    params={"provider": http.name},
+                )
             chosen = offered[0]
         if kind == "ollama":
             return await _test_ollama(http, chosen)

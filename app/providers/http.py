@@ -25,6 +25,7 @@ import email.utils
 import json
 import logging
 import re
+import socket
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -35,10 +36,22 @@ from urllib.parse import urlsplit
 import httpx
 
 from app.providers.interfaces import (
+    BAD_URL,
+    CONNECTION_FAILED,
+    CONNECTION_REFUSED,
     EMBEDDING_FAILED,
+    HOST_NOT_FOUND,
+    HTTP_STATUS,
     INVALID_ARGUMENT,
+    KEY_MISSING,
+    KEY_REJECTED,
+    MALFORMED,
     MODEL_NOT_AVAILABLE,
+    NOT_FOUND,
+    NOT_JSON,
     PROVIDER_AUTH_FAILED,
+    TIMED_OUT,
+    ErrorParams,
     ProviderError,
 )
 
@@ -107,8 +120,10 @@ SEARCH_RETRY = RetryPolicy(max_attempts=2, base_delay=0.25)
 class InputTooLong(ProviderError):
     """The server said an input exceeds the model's context; the caller may shrink and retry."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(EMBEDDING_FAILED, message, retryable=False)
+    def __init__(self, message: str, params: ErrorParams | None = None) -> None:
+        super().__init__(
+            EMBEDDING_FAILED, message, retryable=False, reason=HTTP_STATUS, params=params
+        )
 
 
 def scrub(text: str, secrets: Iterable[str | None]) -> str:
@@ -187,10 +202,13 @@ class HttpOptions(TypedDict, total=False):
 
 @dataclass
 class Retry:
-    """A failed attempt that is worth repeating."""
+    """A failed attempt that is worth repeating; `cause` and `params` say why without words
+    (ProviderError's `reason` and `params` when the last attempt fails too)."""
 
     reason: str
     retry_after: float | None = None
+    cause: str = CONNECTION_FAILED
+    params: ErrorParams | None = None
 
 
 def auth_headers(key: str | None) -> dict[str, str]:
@@ -207,10 +225,33 @@ def transport_failure(
     see and log.
     """
     if isinstance(exc, httpx.TimeoutException):
-        return Retry(scrub(f"request timed out ({type(exc).__name__})", [key]))
+        return Retry(scrub(f"request timed out ({type(exc).__name__})", [key]), cause=TIMED_OUT)
     if isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
-        return ProviderError(INVALID_ARGUMENT, scrub(f"invalid provider URL {url!r}: {exc}", [key]))
-    return Retry(scrub(f"connection failed ({type(exc).__name__}: {exc})", [key]))
+        return ProviderError(
+            INVALID_ARGUMENT,
+            scrub(f"invalid provider URL {url!r}: {exc}", [key]),
+            reason=BAD_URL,
+            params={"url": scrub(url, [key])},
+        )
+    return Retry(
+        scrub(f"connection failed ({type(exc).__name__}: {exc})", [key]),
+        cause=_connect_cause(exc),
+        params={"address": host_label(url)},
+    )
+
+
+def _connect_cause(exc: BaseException) -> str:
+    """Refused, unknown host or another connection failure: the OS error under httpx's."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ConnectionRefusedError):
+            return CONNECTION_REFUSED
+        if isinstance(current, socket.gaierror):
+            return HOST_NOT_FOUND
+        current = current.__cause__ or current.__context__
+    return CONNECTION_FAILED
 
 
 def check_response(
@@ -229,24 +270,39 @@ def check_response(
         return decode_json(response, path, name=name, key=key, failure_code=failure_code)
     detail = scrub(server_message(response), [key])
     suffix = f": {detail}" if detail else ""
+    params: ErrorParams = {"provider": name, "status": status, "server": detail}
     if status in (401, 403):
         what = "rejected the API key" if key else "requires an API key (none is set)"
         hint_text = auth_hint() if callable(auth_hint) else auth_hint
         hint = f". {hint_text}" if hint_text and not key else ""
-        raise ProviderError(PROVIDER_AUTH_FAILED, f"{name} {what} (HTTP {status}){suffix}{hint}")
+        raise ProviderError(
+            PROVIDER_AUTH_FAILED,
+            f"{name} {what} (HTTP {status}){suffix}{hint}",
+            reason=KEY_REJECTED if key else KEY_MISSING,
+            params=params,
+        )
     if status in TOO_LONG_STATUSES and (status == 413 or _TOO_LONG.search(detail)):
-        raise InputTooLong(f"{name}: input too long (HTTP {status}){suffix}")
+        raise InputTooLong(f"{name}: input too long (HTTP {status}){suffix}", params)
     if status in RETRYABLE_STATUSES:
         return Retry(
             f"HTTP {status} from {path}{suffix}",
             parse_retry_after(response.headers.get("Retry-After"), clock()),
+            cause=HTTP_STATUS,
+            params=params,
         )
     if status == 404:
         raise ProviderError(
             MODEL_NOT_AVAILABLE,
             f"{name}: {path} answered HTTP 404 (unknown model or wrong base URL){suffix}",
+            reason=NOT_FOUND,
+            params={**params, "path": path},
         )
-    raise ProviderError(failure_code, f"{name}: HTTP {status} from {path}{suffix}")
+    raise ProviderError(
+        failure_code,
+        f"{name}: HTTP {status} from {path}{suffix}",
+        reason=HTTP_STATUS,
+        params=params,
+    )
 
 
 def decode_json(
@@ -258,7 +314,12 @@ def decode_json(
     except ValueError:
         excerpt = " ".join(response.text[:80].split())
         problem = f"{name}: {path} answered with a body that is not JSON ({excerpt!r})"
-    raise ProviderError(failure_code, scrub(problem, [key]))
+    raise ProviderError(
+        failure_code,
+        scrub(problem, [key]),
+        reason=NOT_JSON,
+        params={"provider": name, "server": scrub(excerpt, [key])},
+    )
 
 
 def wait_before_retry(
@@ -281,6 +342,8 @@ def wait_before_retry(
             f"{name}: {retry.reason}; gave up after {total} attempt{'s' if total != 1 else ''}",
             retryable=True,
             retry_after=retry_after,
+            reason=retry.cause,
+            params={"provider": name, **(retry.params or {})},
         )
     delay = retry_after if retry_after is not None else policy.backoff(attempt)
     log.warning(
@@ -400,4 +463,9 @@ class ProviderHttp:
 
 def malformed(name: str, detail: str) -> ProviderError:
     """A 2xx answer whose JSON does not have the shape the API documents."""
-    return ProviderError(EMBEDDING_FAILED, f"{name}: unexpected response: {detail}")
+    return ProviderError(
+        EMBEDDING_FAILED,
+        f"{name}: unexpected response: {detail}",
+        reason=MALFORMED,
+        params={"provider": name},
+    )

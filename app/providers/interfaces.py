@@ -21,12 +21,34 @@ MODEL_NOT_AVAILABLE = "MODEL_NOT_AVAILABLE"
 FETCH_FAILED = "FETCH_FAILED"
 INVALID_ARGUMENT = "INVALID_ARGUMENT"
 
+# Why a provider call failed, finer than its code: stable strings the window turns into a
+# sentence in the person's language (the English message stays for logs and the CLI).
+CONNECTION_REFUSED = "connection_refused"  # nothing listens at the address
+HOST_NOT_FOUND = "host_not_found"  # the host name does not resolve
+CONNECTION_FAILED = "connection_failed"  # any other failure to connect or to get an answer
+TIMED_OUT = "timed_out"
+KEY_REJECTED = "key_rejected"  # 401/403 with a key
+KEY_MISSING = "key_missing"  # 401/403 without one
+NOT_FOUND = "not_found"  # 404: an unknown model or a wrong base URL
+MODEL_MISSING = "model_missing"  # the provider lists models, and not this one
+NO_MODELS = "no_models"  # the provider lists no model at all
+HTTP_STATUS = "http_status"  # another error status; params: status, server
+NOT_JSON = "not_json"  # a 2xx answer whose body is not JSON
+MALFORMED = "malformed"  # JSON, but not of the documented shape
+WRONG_DIMENSIONS = "wrong_dimensions"  # params: got, expected
+BAD_URL = "bad_url"
+NO_KEYCHAIN = "no_keychain"  # params: env_var
+
+# A reason's parameters: names and numbers the sentence needs (provider, status, model...).
+ErrorParams = dict[str, str | int]
+
 
 class ProviderError(Exception):
     """A provider call failed; `code` is one of the engine's stable error codes.
 
     `retryable`: a passing failure, worth trying again later; `retry_after`: the seconds
-    the server asked to be left alone for, if it said.
+    the server asked to be left alone for, if it said. `reason` (one of the constants above)
+    and `params` say what happened without words, for callers that speak other languages.
     """
 
     def __init__(
@@ -36,12 +58,16 @@ class ProviderError(Exception):
         *,
         retryable: bool = False,
         retry_after: float | None = None,
+        reason: str | None = None,
+        params: ErrorParams | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.retryable = retryable
         self.retry_after = retry_after
+        self.reason = reason
+        self.params: ErrorParams = dict(params or {})
 
 
 class Embedder(Protocol):

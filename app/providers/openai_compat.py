@@ -42,9 +42,12 @@ from app.providers.http import (
 )
 from app.providers.input_limits import InputLimit, context_length_in, known_limit
 from app.providers.interfaces import (
+    BAD_URL,
     EMBEDDING_FAILED,
     INVALID_ARGUMENT,
+    MODEL_MISSING,
     MODEL_NOT_AVAILABLE,
+    WRONG_DIMENSIONS,
     FloatMatrix,
     ProviderError,
 )
@@ -78,6 +81,8 @@ def _check_base_url(base_url: str) -> str:
         raise ProviderError(
             INVALID_ARGUMENT,
             f"a provider base URL starts with http:// or https://, got {base_url!r}",
+            reason=BAD_URL,
+            params={"url": base_url},
         )
     return url
 
@@ -244,12 +249,16 @@ class _RemoteEmbedder(_RemoteClient):
                 EMBEDDING_FAILED,
                 f"{self.name}: asked {self.model} for {self.dimensions}-dimensional vectors, "
                 f"got {dims}",
+                reason=WRONG_DIMENSIONS,
+                params={"model": self.model, "got": dims, "expected": self.dimensions},
             )
         if self._seen_dims is not None and dims != self._seen_dims:
             raise ProviderError(
                 EMBEDDING_FAILED,
                 f"{self.name}: {self.model} returned {dims}-dimensional vectors, earlier "
                 f"{self._seen_dims}",
+                reason=WRONG_DIMENSIONS,
+                params={"model": self.model, "got": dims, "expected": self._seen_dims},
             )
         self._seen_dims = dims
         return matrix
@@ -416,7 +425,10 @@ def require_ollama_model(available: Sequence[str], model: str, name: str) -> Non
     wanted = model if ":" in model else f"{model}:latest"
     if not any(listed in (model, wanted) for listed in available):
         raise ProviderError(
-            MODEL_NOT_AVAILABLE, f"{name} has no model {model!r}; run `ollama pull {model}`"
+            MODEL_NOT_AVAILABLE,
+            f"{name} has no model {model!r}; run `ollama pull {model}`",
+            reason=MODEL_MISSING,
+            params={"provider": name, "model": model},
         )
 
 

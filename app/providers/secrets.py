@@ -19,7 +19,12 @@ import keyring.errors
 from keyring.backends import chainer, fail, null
 
 from app.providers.http import scrub
-from app.providers.interfaces import INVALID_ARGUMENT, PROVIDER_AUTH_FAILED, ProviderError
+from app.providers.interfaces import (
+    INVALID_ARGUMENT,
+    NO_KEYCHAIN,
+    PROVIDER_AUTH_FAILED,
+    ProviderError,
+)
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +41,8 @@ class SecretStoreUnavailable(ProviderError):
             PROVIDER_AUTH_FAILED,
             f"No system keychain is available to store API keys ({reason}). "
             f"Set the environment variable {self.env_var} to the key instead.",
+            reason=NO_KEYCHAIN,
+            params={"env_var": self.env_var},
         )
 
 
@@ -103,6 +110,20 @@ def get_key(provider_id: str) -> str | None:
     except keyring.errors.KeyringError as exc:
         failure = f"{type(exc).__name__}: {exc}"
     raise SecretStoreUnavailable(provider_id, f"the keychain refused to read it: {failure}")
+
+
+def has_stored_key(provider_id: str) -> bool:
+    """Whether the keychain holds a key for the provider (an environment variable does not
+    count: nothing is stored then). False without a usable keychain."""
+    _check_id(provider_id)
+    backend = keyring.get_keyring()
+    if _backend_unusable(backend) is not None:
+        return False
+    try:
+        return bool(backend.get_password(SERVICE_NAME, provider_id))
+    except keyring.errors.KeyringError:
+        log.warning("the keychain refused to say whether %r has a key", provider_id)
+        return False
 
 
 def delete_key(provider_id: str) -> None:

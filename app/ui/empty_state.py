@@ -3,9 +3,36 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.ui.icons import app_icon
+
+# A link's look (the palette's link colour, underlined) with a focus frame for the keyboard.
+LINK_STYLE = (
+    "QPushButton { color: palette(link); text-decoration: underline; background: transparent;"
+    " border: 1px solid transparent; border-radius: 3px; padding: 2px 6px; }"
+    "QPushButton:hover { color: palette(highlight); }"
+    "QPushButton:focus { border-color: palette(highlight); }"
+)
+
+
+class LinkButton(QPushButton):
+    """A button that looks and acts like a link: pointing hand, Tab reaches it, Space, Enter
+    and Return follow it."""
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setAutoDefault(False)
+        self.setStyleSheet(LINK_STYLE)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.click()
+            return
+        super().keyPressEvent(event)
 
 
 class EmptyState(QWidget):
@@ -38,9 +65,8 @@ class EmptyState(QWidget):
         create = QPushButton(self.tr("Create a knowledge base"), self)
         create.setObjectName("emptyCreateButton")
         create.setDefault(True)
-        providers = QPushButton(self.tr("Set up model providers (optional)"), self)
+        providers = LinkButton(self.tr("Set up model providers (optional)"), self)
         providers.setObjectName("emptyProvidersButton")
-        providers.setFlat(True)
         # A fixed-width column centred by stretches, not by alignment flags: an aligned item
         # gets its size hint, and the wrapped text would be cut off.
         column = QVBoxLayout()

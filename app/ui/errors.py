@@ -1,11 +1,49 @@
-"""Human words for engine errors. The engine's message (often a path or a server reply) is kept
-as the detail; the headline is translated."""
+"""Human words for engine errors, in the person's language.
+
+The engine raises stable codes (ErrorCode) with an English message for logs, the CLI and
+agents, and, where a sentence needs them, structured params (a provider failure's `reason`,
+an HTTP status, a model). Here every code becomes a translated headline and a translated
+message. The engine's English is shown only as a secondary "Details" line, and only where it
+adds something the translated text cannot say (a path, a parser's or a server's own words);
+never as the only text.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from PySide6.QtCore import QCoreApplication
 
-from app.knowledge.types import ErrorCode, TroveError
+from app.knowledge.types import Degradation, ErrorCode, ErrorReason, SearchStage, TroveError
+
+Params = Mapping[str, str | int]
+
+
+# Codes whose English message carries specifics (a path, a size, the reader's or a server's
+# own words) worth a "Details" line; for the others the translated message says it all.
+_DETAILED_CODES = frozenset(
+    {
+        ErrorCode.SOURCE_MISSING,
+        ErrorCode.FILE_TOO_LARGE,
+        ErrorCode.READ_FAILED,
+        ErrorCode.EMBEDDING_FAILED,
+        ErrorCode.RERANK_FAILED,
+        ErrorCode.PROVIDER_AUTH_FAILED,
+        ErrorCode.KEYCHAIN_UNAVAILABLE,
+        ErrorCode.FETCH_FAILED,
+        ErrorCode.STORAGE_FULL,
+        ErrorCode.STORAGE_READ_ONLY,
+        ErrorCode.BASE_FAILED,
+        ErrorCode.BASE_AMBIGUOUS,
+        ErrorCode.INVALID_ARGUMENT,
+        ErrorCode.MODEL_NOT_AVAILABLE,
+        ErrorCode.UNSAFE_PATH,
+        ErrorCode.INDEX_CORRUPT,
+        ErrorCode.CATALOG_DAMAGED,
+    }
+)
+# Provider failures whose server reply says more than the translated sentence.
+_SERVER_REPLY_REASONS = frozenset({ErrorReason.HTTP_STATUS, ErrorReason.NOT_JSON})
 
 
 def headline(code: str | None) -> str:
@@ -66,6 +104,9 @@ def headline(code: str | None) -> str:
         ErrorCode.STORAGE_READ_ONLY: QCoreApplication.translate(
             "errors", "The data folder is read-only"
         ),
+        ErrorCode.ALREADY_IN_BASE: QCoreApplication.translate(
+            "errors", "Already in this knowledge base"
+        ),
     }
     found = titles.get(str(code or ""))
     return (
@@ -73,12 +114,266 @@ def headline(code: str | None) -> str:
     )
 
 
+def message(code: str | None, params: Params | None = None) -> str:
+    """The full translated explanation of an error: what happened and what to do."""
+    given = params or {}
+    reason = given.get("reason")
+    if isinstance(reason, str):
+        said = _provider_message(reason, given)
+        if said:
+            return said
+    return _code_message(str(code or ""), given)
+
+
+def _code_message(code: str, params: Params) -> str:
+    if code == ErrorCode.MODEL_NOT_AVAILABLE and params.get("model"):
+        return QCoreApplication.translate(
+            "errors", "The model “{0}” is not available. Choose another one in the settings."
+        ).format(params["model"])
+    texts: dict[str, str] = {
+        ErrorCode.EMPTY_INDEXABLE_TEXT: QCoreApplication.translate(
+            "errors", "No text could be extracted from this source. Is it empty, or only images?"
+        ),
+        ErrorCode.INDEXING_INTERRUPTED: QCoreApplication.translate(
+            "errors",
+            "Trove was closed, or the time limit ran out, while this item was being "
+            "processed. Reindex it to finish.",
+        ),
+        ErrorCode.SOURCE_MISSING: QCoreApplication.translate(
+            "errors", "The original file, folder or page is gone. Delete the item and add it again."
+        ),
+        ErrorCode.UNSUPPORTED_FILE_TYPE: QCoreApplication.translate(
+            "errors", "Trove cannot read text from this kind of source."
+        ),
+        ErrorCode.FILE_TOO_LARGE: QCoreApplication.translate(
+            "errors", "The source is larger than Trove indexes."
+        ),
+        ErrorCode.READ_FAILED: QCoreApplication.translate(
+            "errors",
+            "The file may be damaged, encrypted or not a text document. Check it, then reindex.",
+        ),
+        ErrorCode.EMBEDDING_FAILED: QCoreApplication.translate(
+            "errors",
+            "The embedding model could not compute vectors. Check the provider, then reindex.",
+        ),
+        ErrorCode.RERANK_FAILED: QCoreApplication.translate(
+            "errors", "The rerank model could not order the results."
+        ),
+        ErrorCode.PROVIDER_AUTH_FAILED: QCoreApplication.translate(
+            "errors", "The provider refused the API key. Check the key in the provider settings."
+        ),
+        ErrorCode.KEYCHAIN_UNAVAILABLE: QCoreApplication.translate(
+            "errors", "The system keychain could not store or read the API key."
+        ),
+        ErrorCode.FETCH_FAILED: QCoreApplication.translate(
+            "errors", "The server could not be reached or answered with an error. Try again later."
+        ),
+        ErrorCode.ALL_CHILDREN_FAILED: QCoreApplication.translate(
+            "errors", "None of the items inside could be indexed. Point at one to see why."
+        ),
+        ErrorCode.STORAGE_FULL: QCoreApplication.translate(
+            "errors", "The disk that holds Trove's data is full. Free some space, then try again."
+        ),
+        ErrorCode.STORAGE_READ_ONLY: QCoreApplication.translate(
+            "errors", "Trove's data folder cannot be written. Make it writable, then try again."
+        ),
+        ErrorCode.BASE_FAILED: QCoreApplication.translate(
+            "errors", "This knowledge base has failed. Restore it from the settings panel."
+        ),
+        ErrorCode.BASE_NOT_FOUND: QCoreApplication.translate(
+            "errors", "It may have been deleted meanwhile."
+        ),
+        ErrorCode.BASE_AMBIGUOUS: QCoreApplication.translate(
+            "errors", "Choose the knowledge base by its ID instead."
+        ),
+        ErrorCode.ITEM_NOT_FOUND: QCoreApplication.translate(
+            "errors", "It may have been deleted meanwhile."
+        ),
+        ErrorCode.NO_SEARCHABLE_TOKEN: QCoreApplication.translate(
+            "errors",
+            "Type at least one word or number; punctuation and spaces alone cannot be searched.",
+        ),
+        ErrorCode.ILLEGAL_TRANSITION: QCoreApplication.translate(
+            "errors", "The item is being changed by another action. Try again in a moment."
+        ),
+        ErrorCode.INVALID_ARGUMENT: QCoreApplication.translate(
+            "errors", "A value was not accepted."
+        ),
+        ErrorCode.MODEL_NOT_AVAILABLE: QCoreApplication.translate(
+            "errors", "No configured provider offers this model. Check the model providers."
+        ),
+        ErrorCode.UNSAFE_PATH: QCoreApplication.translate(
+            "errors", "The path leads outside the knowledge base's folder."
+        ),
+        ErrorCode.INDEX_CORRUPT: QCoreApplication.translate(
+            "errors",
+            "The index of this knowledge base is damaged. Restore rebuilds it from the base's "
+            "own copies.",
+        ),
+        ErrorCode.CATALOG_DAMAGED: QCoreApplication.translate(
+            "errors", "Trove's catalog file cannot be read."
+        ),
+        ErrorCode.ALREADY_IN_BASE: QCoreApplication.translate(
+            "errors", "This source is already in the knowledge base."
+        ),
+    }
+    found = texts.get(code)
+    return (
+        found
+        if found is not None
+        else QCoreApplication.translate("errors", "An unexpected error occurred.")
+    )
+
+
+def _provider_message(reason: str, params: Params) -> str:
+    """A provider failure said from its reason and params; "" for an unknown reason."""
+    provider = str(params.get("provider") or QCoreApplication.translate("errors", "The provider"))
+    address = str(params.get("address") or provider)
+    status = str(params.get("status") or "")
+    if reason == ErrorReason.CONNECTION_REFUSED:
+        return QCoreApplication.translate(
+            "errors", "Nothing answered at {0}. Is the server running, and is the address right?"
+        ).format(address)
+    if reason == ErrorReason.HOST_NOT_FOUND:
+        return QCoreApplication.translate(
+            "errors", "The host of {0} could not be found. Check the address and the network."
+        ).format(address)
+    if reason == ErrorReason.CONNECTION_FAILED:
+        return QCoreApplication.translate(
+            "errors", "Could not connect to {0}. Check the address and the network."
+        ).format(address)
+    if reason == ErrorReason.TIMED_OUT:
+        return QCoreApplication.translate(
+            "errors", "{0} did not answer in time. Try again later."
+        ).format(provider)
+    if reason == ErrorReason.KEY_REJECTED:
+        return QCoreApplication.translate(
+            "errors", "{0} rejected the API key (HTTP {1}). Check the key."
+        ).format(provider, status)
+    if reason == ErrorReason.KEY_MISSING:
+        return QCoreApplication.translate(
+            "errors", "{0} needs an API key (HTTP {1}), and none is set."
+        ).format(provider, status)
+    if reason == ErrorReason.NOT_FOUND:
+        return QCoreApplication.translate(
+            "errors", "{0} answered HTTP 404: the model name is unknown or the base URL is wrong."
+        ).format(provider)
+    if reason == ErrorReason.MODEL_MISSING:
+        return QCoreApplication.translate("errors", "{0} has no model “{1}”.").format(
+            provider, params.get("model", "")
+        )
+    if reason == ErrorReason.NO_MODELS:
+        return QCoreApplication.translate(
+            "errors", "{0} lists no models. Type a model name first."
+        ).format(provider)
+    if reason == ErrorReason.HTTP_STATUS:
+        return QCoreApplication.translate(
+            "errors", "{0} answered with an error (HTTP {1})."
+        ).format(provider, status)
+    if reason == ErrorReason.NOT_JSON:
+        return QCoreApplication.translate(
+            "errors", "{0} gave an answer Trove cannot read. Is the base URL right?"
+        ).format(provider)
+    if reason == ErrorReason.MALFORMED:
+        return QCoreApplication.translate("errors", "{0} answered in an unexpected format.").format(
+            provider
+        )
+    if reason == ErrorReason.WRONG_DIMENSIONS:
+        return QCoreApplication.translate(
+            "errors",
+            "The model “{0}” returned vectors of {1} dimensions instead of {2}. Restore the "
+            "knowledge base to switch models.",
+        ).format(params.get("model", ""), params.get("got", ""), params.get("expected", ""))
+    if reason == ErrorReason.BAD_URL:
+        return QCoreApplication.translate(
+            "errors", "The base URL must start with http:// or https:// and name a host."
+        )
+    if reason == ErrorReason.NO_KEYCHAIN:
+        return QCoreApplication.translate(
+            "errors",
+            "No system keychain is available to store the API key. Set the environment "
+            "variable {0} to the key instead.",
+        ).format(params.get("env_var", ""))
+    return ""
+
+
+def detail(code: str | None, english: str, params: Params | None = None) -> str:
+    """The engine's own words worth showing under the translated message, else ""."""
+    given = params or {}
+    reason = given.get("reason")
+    if isinstance(reason, str) and _provider_message(reason, given):
+        server = str(given.get("server") or "")
+        return server if reason in _SERVER_REPLY_REASONS else ""
+    if str(code or "") in _DETAILED_CODES and not (
+        code == ErrorCode.MODEL_NOT_AVAILABLE and given.get("model")
+    ):
+        return english.strip()
+    return ""
+
+
+def explain(code: str | None, english: str, params: Params | None = None) -> str:
+    """The translated message, with a "Details:" line when the engine's words add to it."""
+    said = message(code, params)
+    extra = detail(code, english, params)
+    return f"{said}\n{details_line(extra)}" if extra else said
+
+
+def details_line(text: str) -> str:
+    return QCoreApplication.translate("errors", "Details: {0}").format(text)
+
+
 def describe(exc: BaseException) -> tuple[str, str]:
-    """(headline, detail) for an exception raised by an engine call."""
+    """(headline, translated explanation) for an exception raised by an engine call."""
     if isinstance(exc, TroveError):
-        return headline(exc.code), exc.message
+        return headline(exc.code), explain(exc.code, exc.message, exc.params)
     if isinstance(exc, OSError):
-        return QCoreApplication.translate("errors", "A file operation failed"), str(exc)
-    return QCoreApplication.translate(
-        "errors", "Something went wrong"
-    ), f"{type(exc).__name__}: {exc}"
+        return QCoreApplication.translate("errors", "A file operation failed"), details_line(
+            str(exc)
+        )
+    return QCoreApplication.translate("errors", "Something went wrong"), details_line(
+        f"{type(exc).__name__}: {exc}"
+    )
+
+
+def item_error_text(code: str | None, english: str | None) -> str:
+    """What a failed item's tooltip and toast say: headline, then the explanation."""
+    return f"{headline(code)}\n{explain(code, english or '')}"
+
+
+def skip_reason_text(reason: str) -> str:
+    """Why an added source was skipped (an AddReport.skipped reason), translated."""
+    same_as = getattr(reason, "same_as", None)
+    if same_as:
+        return QCoreApplication.translate(
+            "errors", "The same content is already in this knowledge base as {0}."
+        ).format(same_as)
+    if getattr(reason, "code", None) == ErrorCode.ALREADY_IN_BASE:
+        return message(ErrorCode.ALREADY_IN_BASE)
+    return reason
+
+
+def add_error_text(english: str) -> str:
+    """An AddReport.errors message ("CODE: English") translated, the English as details."""
+    code, _, rest = english.partition(": ")
+    if code not in ErrorCode.__members__:
+        return english
+    return explain(code, rest)
+
+
+def degradation_text(found: Degradation) -> str:
+    """The tooltip of a degraded-search notice: what the search did instead, and why."""
+    if found.stage is SearchStage.EMBEDDING:
+        what = QCoreApplication.translate(
+            "errors", "The embedding model failed, so only full-text matching was used."
+        )
+    elif found.not_asked:
+        what = QCoreApplication.translate(
+            "errors", "The rerank model was not asked, since the embedding model failed."
+        )
+    else:
+        what = QCoreApplication.translate(
+            "errors", "The rerank model failed, so the results keep their first order."
+        )
+    if found.not_asked:
+        return f"{headline(found.code)}\n{what}"
+    return f"{headline(found.code)}\n{what}\n{explain(found.code, '', found.params)}"

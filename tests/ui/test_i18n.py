@@ -12,8 +12,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import qasync
 from PySide6.QtCore import QAbstractItemModel, QAbstractListModel, QCoreApplication, QModelIndex, Qt
 from PySide6.QtGui import QAction
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -32,13 +34,19 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
+from app.knowledge.jobs.recovery import INTERRUPTED_MESSAGE
+from app.knowledge.types import ErrorCode, ItemStatus
 from app.resources import i18n_dir
 from app.ui import i18n
 from app.ui.context import UiContext
 from app.ui.items.add_dialogs import NoteDialog, UrlDialog
 from app.ui.items.chunks_dialog import ChunksDialog
 from app.ui.main_window import MainWindow
+from app.ui.providers.provider_form import ProviderForm
 from app.ui.search.chunk_viewer import ChunkViewer
+from tests.httpserver import LoopbackServer
+from tests.providers.fake_api import EMBEDDINGS, FakeApi, Fault
+from tests.ui.test_providers_dialog import qloop  # noqa: F401  (a fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "i18n"))
@@ -170,6 +178,99 @@ def test_zh_cn_translates_everything(
     for dialog in roots[1:]:
         if isinstance(dialog, QDialog):
             dialog.close()
+
+
+def _probe_message(qtbot: QtBot, form: ProviderForm, kind: str, url: str, **typed: str) -> str:
+    """Fill the form of a new provider, test the connection, return what the form says."""
+    form.load(None)
+    form.kind_combo.setCurrentIndex(form.kind_combo.findData(kind))
+    form.name_edit.setText("测试服务")  # keyClicks types Latin-1 only
+    QTest.keyClicks(form.url_edit, url)
+    QTest.keyClicks(form.key_edit, typed.get("key", ""))
+    if "model" in typed:
+        form.new_model_edit.setText(typed["model"])
+        QTest.keyClick(form.new_model_edit, Qt.Key.Key_Return)
+    with qtbot.waitSignal(form.probeFinished, timeout=10_000) as finished:
+        QTest.mouseClick(form.test_button, Qt.MouseButton.LeftButton)
+    assert finished.args == [False]
+    return form.message.text()
+
+
+def test_zh_cn_errors_are_translated(
+    chinese: None,
+    qtbot: QtBot,
+    ui_ctx: UiContext,
+    tmp_path: Path,
+    qloop: qasync.QEventLoop,  # noqa: F811
+) -> None:
+    """Failed and interrupted items' tooltips, an error toast, a search error and the
+    provider form's test errors (refused, 401, unknown model) read fully in zh_CN."""
+    service = ui_ctx.service
+    base = service.create_base("错误", embedding_model="fake:bow")
+    (tmp_path / "空白.txt").write_text("", encoding="utf-8")
+    (tmp_path / "好.md").write_text("# 标题\n\n一些文字。", encoding="utf-8")
+    service.add(base.id, [tmp_path / "空白.txt", tmp_path / "好.md"])
+    service.run_pending_jobs()
+    (tmp_path / "中断.md").write_text("# 中断\n\n文字。", encoding="utf-8")
+    (cut,) = service.add(base.id, [tmp_path / "中断.md"]).added
+    # What the next start's recovery records for an item a crash left processing.
+    service.catalog.set_item_status(
+        cut.id,
+        ItemStatus.FAILED,
+        error_code=ErrorCode.INDEXING_INTERRUPTED,
+        error_message=INTERRUPTED_MESSAGE,
+    )
+    service.run_pending_jobs()
+    window = MainWindow(ui_ctx)
+    window.confirm_quit = lambda _running: True
+    qtbot.addWidget(window)
+    window.show()
+    window.start()
+    model = window.items.model
+    qtbot.waitUntil(lambda: model.rowCount() == 3)
+    failed = {i.error_code: i for i in model.items() if i.status is ItemStatus.FAILED}
+    assert set(failed) == {ErrorCode.EMPTY_INDEXABLE_TEXT, ErrorCode.INDEXING_INTERRUPTED}
+    tooltips = [
+        str(model.index(row, 0).data(Qt.ItemDataRole.ToolTipRole))
+        for row in range(model.rowCount())
+    ]
+    assert any(t.startswith("文件中没有可索引的文本\n") for t in tooltips)
+    assert any(t.startswith("索引被中断\n") for t in tooltips)
+
+    # A failure while the window watches: an error toast.
+    (tmp_path / "又一个空白.txt").write_text("   ", encoding="utf-8")
+    service.add(base.id, [tmp_path / "又一个空白.txt"])
+    ui_ctx.executor.schedule()
+    qtbot.waitUntil(lambda: len(window.toasts.visible) == 1, timeout=10_000)
+
+    with qtbot.waitSignal(window.search.searchFailed):
+        window.search.search("！？ …")
+
+    dialog = window.open_providers_dialog()
+    qtbot.waitUntil(lambda: ui_ctx.tasks.pending == 0)
+    form = dialog.form
+    with LoopbackServer() as gone:
+        closed = gone.base_url
+    probes = [_probe_message(qtbot, form, "openai", closed, model="向量")]
+    with FakeApi(api_key="sk-right") as api:
+        probes.append(_probe_message(qtbot, form, "openai", api.base_url, key="sk-wrong"))
+        api.fail(EMBEDDINGS, Fault.http(404, body="The model does not exist"))
+        probes.append(_probe_message(qtbot, form, "openai", api.base_url, key="sk-right"))
+        probes.append(
+            _probe_message(qtbot, form, "ollama", api.base_url, key="sk-right", model="没有的模型")
+        )
+    texts = [
+        *tooltips,
+        *(text for _, text in visible_texts(window)),
+        *probes,
+    ]
+    leftovers = [text for text in texts if english_words(text)]
+    assert leftovers == []
+    # Each says what went wrong, not only that something did.
+    assert any("没有可检索的词" in text for _, text in visible_texts(window.search))
+    assert "127.0.0.1" in probes[0] and "401" in probes[1] and "404" in probes[2]
+    assert "没有的模型" in probes[3]
+    dialog.close()
 
 
 def test_item_states_and_columns_are_translated(chinese: None) -> None:

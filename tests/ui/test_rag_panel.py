@@ -462,8 +462,8 @@ def test_changing_the_model_of_a_base_with_items_asks_and_restores(
     with qtbot.waitSignal(providers.executor.drained, timeout=SIGNAL_MS):
         saved = apply_and_wait(qtbot, panel)
     title, text = accepted.asked[0]
-    assert title == "Restore the knowledge base"
-    assert "1 item(s)" in text and "fake:rerank" in text
+    assert title == "Change the embedding model"
+    assert "1 item" in text and "rerank — Fake AI" in text
     assert calls == [(base.id, "fake:rerank")]
     assert saved.embedding_model == "fake:rerank" and saved.dimensions == 16
     assert completed(providers, base.id)  # re-indexed through the runtime
@@ -502,7 +502,7 @@ def test_a_full_text_base_is_offered_a_backfill(
     choose(panel.form.embedding_picker, "fake:bow")
     with qtbot.waitSignal(providers.executor.drained, timeout=SIGNAL_MS):
         saved = apply_and_wait(qtbot, panel)
-    assert answer.asked[0][0] == "Add vectors"
+    assert answer.asked[0][0] == "Add an embedding model"
     assert calls == [(base.id, "fake:bow")]
     assert saved.embedding_model == "fake:bow" and saved.has_vectors
     assert completed(providers, base.id)

@@ -116,7 +116,7 @@ def test_dead_reranker_shows_the_not_reranked_notice(
     qtbot.waitUntil(notice.isVisible)
     assert notice.text() == "Reranker unavailable — results not reranked"
     assert notice.toolTip().startswith("The rerank model failed\n")
-    assert "connection failed" in notice.toolTip()
+    assert "Nothing answered at 127.0.0.1:" in notice.toolTip()
     assert not _tag(view, "DegradedEmbedding").isVisible()
     assert not _tag(view, "Rerank").isVisible()
 

@@ -11,6 +11,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from app.knowledge.types import AddReport, Item, OnConflict
+from app.ui import errors
 from app.ui.context import UiContext
 
 
@@ -90,7 +91,9 @@ class AddFlow(QObject):
     def _report_errors(self, report: AddReport) -> None:
         if not report.errors:
             return
-        lines = "\n".join(f"{source}: {message}" for source, message in report.errors[:10])
+        lines = "\n".join(
+            f"{source}: {errors.add_error_text(message)}" for source, message in report.errors[:10]
+        )
         self._ctx.notifier.error(
             self.tr("%n source(s) could not be added", "", len(report.errors)), lines
         )
@@ -107,7 +110,9 @@ class AddFlow(QObject):
             self.tr("%n of the added sources are already in this knowledge base.", "", len(skipped))
         )
         box.setInformativeText(self.tr("Skip them, or replace them with fresh copies?"))
-        box.setDetailedText("\n".join(f"{s} ({reason})" for s, reason in skipped[:200]))
+        box.setDetailedText(
+            "\n".join(f"{s} ({errors.skip_reason_text(r)})" for s, r in skipped[:200])
+        )
         skip = box.addButton(self.tr("Skip"), QMessageBox.ButtonRole.RejectRole)
         replace = box.addButton(self.tr("Replace"), QMessageBox.ButtonRole.AcceptRole)
         box.setDefaultButton(skip)

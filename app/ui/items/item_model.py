@@ -272,7 +272,7 @@ class ItemTreeModel(QStandardItemModel):
 
     def _tooltip(self, item: Item) -> str:
         if item.status is ItemStatus.FAILED:
-            return f"{errors.headline(item.error_code)}\n{item.error_message or ''}".strip()
+            return errors.item_error_text(item.error_code, item.error_message)
         return item.source
 
     def _when(self, stamp: float) -> str:

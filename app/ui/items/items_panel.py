@@ -217,7 +217,7 @@ class ItemsPanel(QWidget):
     def _on_item_failed(self, item: Item) -> None:
         self._ctx.notifier.error(
             self.tr("{0} failed").format(item.title or item.source),
-            f"{errors.headline(item.error_code)}\n{item.error_message or ''}".strip(),
+            errors.item_error_text(item.error_code, item.error_message),
         )
 
     @Slot()

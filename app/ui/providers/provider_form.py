@@ -2,7 +2,8 @@
 probes (fetch models, test connection) that run as coroutines on the window's event loop.
 
 A stored key never comes back to the window: the key field starts empty, and an empty field
-on saving keeps the stored key. Probes of a saved provider use its stored key unless one is
+on saving keeps the stored key. Its placeholder says a key is stored only when the keychain
+holds one for the provider (asked off the GUI thread). Probes of a saved provider use its stored key unless one is
 typed; the engine reads it (KnowledgeService.probe_models / probe_connection).
 """
 
@@ -33,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from app.knowledge.types import ErrorCode, TroveError
 from app.ui.context import UiContext
-from app.ui.errors import describe
+from app.ui.errors import describe, explain
 from app.ui.providers.probe_runner import NoEventLoop, ProbeRunner
 from app.ui.providers.providers_model import (
     BUILTIN_KIND,
@@ -83,6 +84,8 @@ class ProviderForm(QWidget):
     saved = Signal(str)
     # a probe ended: True on success (tests and the dialog wait on it)
     probeFinished = Signal(bool)
+    # the keychain said whether it holds a key for the shown provider
+    keyStateKnown = Signal(bool)
 
     def __init__(self, ctx: UiContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -92,6 +95,8 @@ class ProviderForm(QWidget):
         self._existing_ids: frozenset[str] = frozenset()
         self._id_edited = False
         self._saving = False
+        # Whether the keychain holds a key for the shown provider; None until it answers.
+        self._key_stored: bool | None = None
         self._runner = ProbeRunner(self)
         self.models = ModelChoicesModel(self)
         self._build()
@@ -241,6 +246,7 @@ class ProviderForm(QWidget):
         self.id_edit.setText(entry.id if entry is not None else "")
         self.url_edit.setText(entry.base_url if entry is not None else "")
         self.key_edit.clear()
+        self._key_stored = None
         self.enabled_check.setChecked(entry.enabled if entry is not None else True)
         self.new_model_edit.clear()
         self.models.set_models(entry.models if entry is not None else ())
@@ -248,6 +254,8 @@ class ProviderForm(QWidget):
         self._update_enabled()
         if not keep_message:
             self._clear_message()
+        if entry is not None and not self._read_only():
+            self._check_stored_key(entry.id)
 
     def draft(self) -> ProviderDraft:
         key = self.key_edit.text().strip()
@@ -295,13 +303,35 @@ class ProviderForm(QWidget):
             self.url_edit.setPlaceholderText(self.tr("e.g. https://api.jina.ai/v1"))
         else:
             self.url_edit.setPlaceholderText(self.tr("e.g. https://api.openai.com/v1"))
-        if self._entry is None:
-            self.key_edit.setPlaceholderText(self.tr("Optional; local servers usually need none"))
-        else:
-            self.key_edit.setPlaceholderText(
-                self.tr("Kept in the system keychain — type to replace")
-            )
+        self.key_edit.setPlaceholderText(self._key_placeholder())
         self.id_edit.setPlaceholderText(self.tr("e.g. siliconflow") if self._entry is None else "")
+
+    def _key_placeholder(self) -> str:
+        if self._entry is None:
+            return self.tr("Optional; local servers usually need none")
+        if self._key_stored is False:
+            return self.tr("No key stored — optional; local servers usually need none")
+        if self._key_stored:
+            return self.tr("A key is stored in the system keychain — type to replace it")
+        return ""  # the keychain has not answered yet: claim nothing
+
+    def _check_stored_key(self, provider_id: str) -> None:
+        service = self._ctx.service
+        self._ctx.tasks.run(
+            lambda: service.provider_key_stored(provider_id),
+            functools.partial(self._on_key_checked, provider_id),
+            functools.partial(self._on_key_check_failed, provider_id),
+        )
+
+    def _on_key_check_failed(self, provider_id: str, _exc: BaseException) -> None:
+        self._on_key_checked(provider_id, False)  # an unreadable keychain holds nothing usable
+
+    def _on_key_checked(self, provider_id: str, stored: object) -> None:
+        if not shiboken6.isValid(self) or self._entry is None or self._entry.id != provider_id:
+            return  # another provider is shown meanwhile
+        self._key_stored = stored is True
+        self._update_placeholders()
+        self.keyStateKnown.emit(self._key_stored)
 
     # -- messages ------------------------------------------------------------------------
 
@@ -414,7 +444,7 @@ class ProviderForm(QWidget):
         self, exc: BaseException, fallback: str, specific: frozenset[ErrorCode]
     ) -> None:
         if isinstance(exc, TroveError) and exc.code not in specific:
-            self._show("error", fallback, exc.message)
+            self._show("error", fallback, explain(exc.code, exc.message, exc.params))
         else:
             self._show_error(exc)
 
@@ -471,6 +501,7 @@ class ProviderForm(QWidget):
         self._saving = False
         self.key_edit.clear()
         self._update_enabled()
+        self._check_stored_key(provider_id)
         self._show("ok", self.tr("Saved"))
         self.saved.emit(provider_id)
 

@@ -6,7 +6,7 @@ from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
 from app.knowledge.types import Degradation, SearchMode, SearchResponse, SearchStage
-from app.ui.errors import headline
+from app.ui.errors import degradation_text
 
 # (background, foreground) per tag; light tints that stay legible in dark themes too.
 _COLOURS = {
@@ -110,9 +110,7 @@ class DebugStrip(QWidget):
         }
         for name, (stage, text) in notices.items():
             found = by_stage.get(stage)
-            self.tags[name].setToolTip(
-                f"{headline(found.code)}\n{found.message}" if found is not None else ""
-            )
+            self.tags[name].setToolTip(degradation_text(found) if found is not None else "")
             self._show(name, found is not None, text)
 
     def _mode_text(self, mode: SearchMode) -> str:

@@ -325,6 +325,20 @@ class ModelPicker(QComboBox):
     def chosen_text(self) -> str:
         return str(self.currentData(ModelListModel.CHOSEN_TEXT_ROLE) or "")
 
+    def label_of(self, model: str | None) -> str:
+        """How a person knows a model id: its name and provider, the built-in model by
+        that name, no model as such; an id no provider lists, as it is."""
+        row = self._list.row_of(model)
+        if not model:
+            if self.purpose is Purpose.EMBEDDING:
+                return self.tr("None (full-text only)")
+            return self.tr("None")
+        if row < 0:
+            return model
+        if self._list.rows[row].builtin:
+            return self.tr("Built-in offline model")
+        return str(self._list.data(self._list.index(row), ModelListModel.CHOSEN_TEXT_ROLE))
+
     def _rebuild(self, keep: str | None) -> None:
         rows = model_rows(self._providers, self.purpose)
         if keep and not any(r.kind is RowKind.MODEL and r.model_id == keep for r in rows):

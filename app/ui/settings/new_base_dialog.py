@@ -10,7 +10,8 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal, Slot
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -51,6 +52,8 @@ class NewBaseDialog(QDialog):
         self._abandoned = False
         self._delete_when_done = False
         self._model_chosen = False
+        # The next layout pass sets the height to the content's (after the section folds).
+        self._fit_height = False
         self.created_base: Base | None = None
         self.name_edit = QLineEdit(self)
         self.name_edit.setObjectName("baseName")
@@ -101,6 +104,7 @@ class NewBaseDialog(QDialog):
         self.form.changed.connect(self._on_input_changed)
         # `activated` comes from the person only, never from the default choice below.
         self.form.embedding_picker.activated.connect(self._on_model_activated)
+        self.form.advanced.toggled.connect(self._on_advanced_toggled)
         self._loader.loaded.connect(self._on_providers_loaded)
         self._loader.failed.connect(self._on_providers_failed)
 
@@ -143,7 +147,7 @@ class NewBaseDialog(QDialog):
         self._clear_error()
         if settings.embedding_model:
             text = self.tr("Creating the knowledge base and checking {0}…").format(
-                settings.embedding_model
+                self.form.embedding_picker.label_of(settings.embedding_model)
             )
         else:
             text = self.tr("Creating the knowledge base…")
@@ -234,6 +238,42 @@ class NewBaseDialog(QDialog):
     def _on_model_activated(self, _row: int) -> None:
         self._model_chosen = True
 
+    @Slot(bool)
+    def _on_advanced_toggled(self, _expanded: bool) -> None:
+        # Opened: grow to show the section whole; folded: give the room back.
+        self._fit_height = True
+
+    # -- sizing ---------------------------------------------------------------------------
+
+    def event(self, event: QEvent) -> bool:
+        handled = super().event(event)
+        if event.type() == QEvent.Type.LayoutRequest:  # the layout has just been redone
+            self._fit_to_content()
+        return handled
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self._fit_to_content()  # a narrower dialog wraps the labels onto more lines
+
+    def _fit_to_content(self) -> None:
+        """Keep the dialog at least as tall as its content at the current width.
+
+        A window's layout sizes it for its hint, not for the height its wrapped labels need at
+        the width it has, so an opened section or a longer translation would be cut off."""
+        layout = self.layout()
+        if layout is None:
+            return
+        needed = (
+            layout.totalHeightForWidth(self.width())
+            if layout.hasHeightForWidth()
+            else layout.totalSizeHint().height()
+        )
+        self.setMinimumHeight(needed)
+        if self.height() < needed or self._fit_height:
+            self.resize(self.width(), needed)
+        self._fit_height = False
+
     @Slot()
     def _on_input_changed(self) -> None:
         self._update_controls()
@@ -255,7 +295,7 @@ class NewBaseDialog(QDialog):
     def _show_message(self, headline: str, detail: str) -> None:
         text = f"<b>{html.escape(headline)}</b>"
         if detail:
-            text += f"<br>{html.escape(detail)}"
+            text += "<br>" + html.escape(detail).replace("\n", "<br>")
         self.error_label.setText(text)
         self.error_label.show()
 

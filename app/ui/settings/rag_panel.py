@@ -200,35 +200,41 @@ class RagSettingsPanel(QWidget):
         """The step a model change needs, or None when the person declines it."""
         if count == 0:
             return ModelChange(ModelStep.RESTORE, model)  # nothing to re-index: just switch
+        picker = self.form.embedding_picker
+        old, new = picker.label_of(base.embedding_model), picker.label_of(model)
         if base.embedding_model is None and model is not None:
             backfill = self._confirm(
-                self.tr("Add vectors"),
+                self.tr("Add an embedding model"),
                 self.tr(
                     "“{0}” has %n item(s) indexed for full-text search only. Compute their "
                     "vectors with {1}? Searches become hybrid as the items finish.",
                     "",
                     count,
-                ).format(base.name, model),
+                ).format(base.name, new),
                 self.tr("Compute vectors"),
             )
             return ModelChange(ModelStep.BACKFILL, model) if backfill else None
         if model is None:
+            title = self.tr("Remove the embedding model")
             text = self.tr(
-                "Removing the embedding model rebuilds “{0}”: its %n item(s) are indexed again "
-                "from the base's own copies for full-text search only, and the vectors are "
-                "deleted.",
+                "Removing {1} rebuilds “{0}”: its %n item(s) are indexed again from the "
+                "base's own copies for full-text search only, and the vectors are deleted.",
                 "",
                 count,
-            ).format(base.name)
+            ).format(base.name, old)
+            accept = self.tr("Remove and rebuild")
         else:
+            title = self.tr("Change the embedding model")
             text = self.tr(
-                "Changing the embedding model rebuilds “{0}”: its %n item(s) are indexed again "
-                "from the base's own copies with {1}. Searches miss items until they finish.",
+                "Changing the embedding model from {1} to {2} rebuilds “{0}”: its %n item(s) "
+                "are indexed again from the base's own copies. Searches miss items until they "
+                "finish.",
                 "",
                 count,
-            ).format(base.name, model)
-        restore = self._confirm(self.tr("Restore the knowledge base"), text, self.tr("Restore"))
-        return ModelChange(ModelStep.RESTORE, model) if restore else None
+            ).format(base.name, old, new)
+            accept = self.tr("Change and rebuild")
+        rebuild = self._confirm(title, text, accept)
+        return ModelChange(ModelStep.RESTORE, model) if rebuild else None
 
     def _confirm(self, title: str, text: str, accept_text: str) -> bool:
         box = QMessageBox(
@@ -327,7 +333,8 @@ class RagSettingsPanel(QWidget):
 
     def _show_error(self, exc: BaseException) -> None:
         headline, detail = describe(exc)
-        self.error_label.setText(f"<b>{html.escape(headline)}</b><br>{html.escape(detail)}")
+        detail_html = html.escape(detail).replace("\n", "<br>")
+        self.error_label.setText(f"<b>{html.escape(headline)}</b><br>{detail_html}")
         self.error_label.show()
 
     def _clear_error(self) -> None:
