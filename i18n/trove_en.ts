@@ -768,6 +768,18 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>The built-in model works offline ({0} dimensions).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} answered with the rerank model {1}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} answered: {1} gives {2}-dimensional vectors.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Could not fetch the model list</source>
         <translation type="unfinished"></translation>
     </message>

@@ -763,6 +763,18 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
         <translation>连接正常</translation>
     </message>
     <message>
+        <source>The built-in model works offline ({0} dimensions).</source>
+        <translation>内置模型可离线使用（{0} 维）。</translation>
+    </message>
+    <message>
+        <source>{0} answered with the rerank model {1}.</source>
+        <translation>{0} 已用重排序模型 {1} 作出回应。</translation>
+    </message>
+    <message>
+        <source>{0} answered: {1} gives {2}-dimensional vectors.</source>
+        <translation>{0} 已回应：{1} 生成 {2} 维向量。</translation>
+    </message>
+    <message>
         <source>Could not fetch the model list</source>
         <translation>无法获取模型列表</translation>
     </message>

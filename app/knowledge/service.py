@@ -39,6 +39,7 @@ from app.knowledge.types import (
     Base,
     BaseChanges,
     BaseSettings,
+    ConnectionOk,
     ErrorCode,
     Item,
     ItemStatus,
@@ -371,7 +372,7 @@ class KnowledgeService:
         provider_id: str | None = None,
         model: str | None = None,
         name: str | None = None,
-    ) -> str:
+    ) -> ConnectionOk:
         """check_provider for unsaved settings, awaited on the caller's asyncio loop: one real
         call with `model` (default: the first model the provider lists)."""
         try:

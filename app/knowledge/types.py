@@ -7,6 +7,7 @@ from enum import StrEnum
 from typing import Any, TypedDict
 
 from app.providers import interfaces as _provider
+from app.providers.interfaces import ConnectionOk as ConnectionOk
 
 
 class BaseStatus(StrEnum):

@@ -37,9 +37,11 @@ from app.providers.interfaces import (
     INVALID_ARGUMENT,
     MODEL_NOT_AVAILABLE,
     NO_MODELS,
+    ConnectionOk,
+    FloatMatrix,
     ProviderError,
 )
-from app.providers.local_model import LOCAL_MODEL_NAME, LocalEmbedder
+from app.providers.local_model import LOCAL_DIMS, LOCAL_MODEL_NAME, LocalEmbedder
 from app.providers.openai_compat import (
     EMBEDDINGS_PATH,
     MODELS_PATH,
@@ -229,14 +231,15 @@ async def test_connection(
     client: httpx.AsyncClient | None = None,
     timeouts: Timeouts = PROBE_TIMEOUTS,
     retry: RetryPolicy = PROBE_RETRY,
-) -> str:
+) -> ConnectionOk:
     """One real call with `model` (default: the first model the provider lists), as the sync
-    clients' test_connection makes it; a short message, or ProviderError."""
+    clients' test_connection makes it; what answered, or ProviderError."""
     if kind not in PROVIDER_KINDS:
         raise ProviderError(INVALID_ARGUMENT, f"unknown provider kind {kind!r}")
     if kind == "local":
         # The built-in model loads from disk: a worker thread, not the event loop.
-        return await asyncio.to_thread(LocalEmbedder().test_connection)
+        message = await asyncio.to_thread(LocalEmbedder().test_connection)
+        return ConnectionOk("local", LOCAL_MODEL_NAME, LOCAL_DIMS, message, local=True)
     async with _session(client, timeouts) as session:
         http = await _http(
             session, kind, base_url, key, provider_id=provider_id, name=name, retry=retry
@@ -259,22 +262,27 @@ async def test_connection(
         return await _test_rerank(http, chosen)
 
 
-async def _test_openai(http: _AsyncHttp, model: str) -> str:
+async def _test_openai(http: _AsyncHttp, model: str) -> ConnectionOk:
     # Embedding one text checks the address, the key, the model and the vector size at once.
     payload = openai_embeddings_payload(model, [PROBE_TEXT], "float", None)
     body = await http.post_json(EMBEDDINGS_PATH, payload)
-    return embeddings_ok(http.name, model, parse_openai_embeddings(body, 1, http.name))
+    return _embedded(http, model, parse_openai_embeddings(body, 1, http.name))
 
 
-async def _test_ollama(http: _AsyncHttp, model: str) -> str:
+async def _test_ollama(http: _AsyncHttp, model: str) -> ConnectionOk:
     require_ollama_model(await _models(http, "ollama"), model, http.name)
     body = await http.post_json(OLLAMA_EMBED_PATH, ollama_embed_payload(model, [PROBE_TEXT], None))
-    return embeddings_ok(http.name, model, parse_ollama_embeddings(body, 1, http.name))
+    return _embedded(http, model, parse_ollama_embeddings(body, 1, http.name))
 
 
-async def _test_rerank(http: _AsyncHttp, model: str) -> str:
+def _embedded(http: _AsyncHttp, model: str, matrix: FloatMatrix) -> ConnectionOk:
+    message = embeddings_ok(http.name, model, matrix)
+    return ConnectionOk(http.name, model, int(matrix.shape[1]), message)
+
+
+async def _test_rerank(http: _AsyncHttp, model: str) -> ConnectionOk:
     documents = list(RERANK_PROBE_DOCUMENTS)
     payload = rerank_payload(model, PROBE_TEXT, documents, len(documents))
     body = await http.post_json(RERANK_PATH, payload)
     ranked = parse_rerank(body, len(documents), len(documents), http.name)
-    return rerank_ok(http.name, model, ranked)
+    return ConnectionOk(http.name, model, None, rerank_ok(http.name, model, ranked))

@@ -7,6 +7,7 @@ in behind these; tests use deterministic fakes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -68,6 +69,18 @@ class ProviderError(Exception):
         self.retry_after = retry_after
         self.reason = reason
         self.params: ErrorParams = dict(params or {})
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionOk:
+    """A connection test that worked: what answered, so a window can say it in the person's
+    language; `message` is the English sentence the CLI prints for the same test."""
+
+    provider: str
+    model: str
+    dimensions: int | None  # an embedding model's vector size; None for a reranker
+    message: str
+    local: bool = False  # the built-in offline model, not a server
 
 
 class Embedder(Protocol):

@@ -90,7 +90,7 @@ def test_test_connection_mirrors_the_sync_check(kind: str, model: str | None) ->
     if model is None:  # the probe first asks for the list, as check_provider does
         assert async_calls[0][1] in (MODELS, OLLAMA_TAGS)
         async_calls = async_calls[1:]
-    assert message == expected
+    assert message.message == expected
     assert async_calls == sync_calls
     assert async_calls[-1][3] == f"Bearer {KEY}"
 

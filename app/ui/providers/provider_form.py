@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.knowledge.types import ErrorCode, TroveError
+from app.knowledge.types import ConnectionOk, ErrorCode, TroveError
 from app.ui.context import UiContext
 from app.ui.errors import describe, explain
 from app.ui.providers.probe_runner import NoEventLoop, ProbeRunner
@@ -426,9 +426,22 @@ class ProviderForm(QWidget):
             )
         self.probeFinished.emit(True)
 
-    def _on_connection_ok(self, message: str) -> None:
-        self._show("ok", self.tr("Connection works"), message)
+    def _on_connection_ok(self, result: ConnectionOk) -> None:
+        self._show("ok", self.tr("Connection works"), self._answered(result))
         self.probeFinished.emit(True)
+
+    def _answered(self, result: ConnectionOk) -> str:
+        if result.local:
+            return self.tr("The built-in model works offline ({0} dimensions).").format(
+                result.dimensions
+            )
+        if result.dimensions is None:
+            return self.tr("{0} answered with the rerank model {1}.").format(
+                result.provider, result.model
+            )
+        return self.tr("{0} answered: {1} gives {2}-dimensional vectors.").format(
+            result.provider, result.model, result.dimensions
+        )
 
     def _on_fetch_failed(self, exc: BaseException) -> None:
         self._show_probe_error(
