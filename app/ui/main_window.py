@@ -131,7 +131,8 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([220, 980])
         self.setCentralWidget(self.splitter)
-        self.toasts = ToastArea(self.splitter)
+        # Over the splitter, not in it: a splitter makes every child widget a pane.
+        self.toasts = ToastArea(self, self.splitter)
 
     def _build_actions(self) -> None:
         self.providers_action = QAction(self.tr("Model providers…"), self)
@@ -247,6 +248,7 @@ class MainWindow(QMainWindow):
         self.about_action.triggered.connect(self._on_about)
         self.language_group.triggered.connect(self._on_language_chosen)
         self.ctx.notifier.posted.connect(self.toasts.show_notice)
+        self.ctx.notifier.withdrawn.connect(self.toasts.withdraw)
         self.ctx.executor.queueChanged.connect(self._on_queue_changed)
         self.ctx.executor.drained.connect(self._on_drained)
         self.ctx.tasks.failed.connect(self._on_background_failed)
