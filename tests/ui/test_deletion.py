@@ -4,6 +4,7 @@ and what stays with Cancel as the default, and item deletion can be undone for a
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +15,8 @@ from PySide6.QtWidgets import QAbstractItemView, QApplication, QLabel, QMessageB
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
+from app.knowledge.jobs import runner
+from app.knowledge.jobs.kinds import JobKind
 from app.knowledge.types import Base, Item, ItemStatus, ItemType
 from app.ui import i18n
 from app.ui.context import UiContext
@@ -404,3 +407,37 @@ def test_deleting_the_base_drops_its_pending_deletions(
     window.close()
     qtbot.waitUntil(lambda: ui_ctx.tasks.pending == 0)
     assert not [n for n in ui_ctx.notifier.history if n.level == "error"]
+
+
+def test_a_failure_of_an_item_being_deleted_is_no_news(
+    qtbot: QtBot,
+    window: MainWindow,
+    ui_ctx: UiContext,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    base = ui_ctx.service.create_base("Busy")
+    window.bases.reload(select=base.id)
+    qtbot.waitUntil(lambda: window.current_base() is not None)
+    gate = threading.Event()
+    real_index = runner.HANDLERS[JobKind.INDEX_DOCUMENTS]
+
+    def gated_index(ctx: object, job: object) -> None:
+        gate.wait(10)
+        real_index(ctx, job)  # type: ignore[arg-type]
+
+    monkeypatch.setitem(runner.HANDLERS, JobKind.INDEX_DOCUMENTS, gated_index)
+    blank = tmp_path / "blank.txt"
+    blank.write_text("   \n", encoding="utf-8")  # fails: no text to index
+    window.items.add_paths([str(blank)])
+    qtbot.waitUntil(lambda: len(window.items.model.items()) == 1, timeout=10_000)
+    item = window.items.model.items()[0]
+    window.items.confirm = lambda title, question: True
+    select(window, item)
+    window.items.delete_action.trigger()
+    gate.set()
+    qtbot.waitUntil(
+        lambda: window.items.model.items()[0].status is ItemStatus.FAILED, timeout=10_000
+    )
+    assert not [n for n in ui_ctx.notifier.history if n.level == "error"]
+    assert window.items.deletions.pending

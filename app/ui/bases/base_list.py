@@ -354,7 +354,7 @@ class BasesPanel(QWidget):
         )
         detail.append(self.tr("This cannot be undone."))
         head = self.tr("Delete the knowledge base “{0}”?").format(base.name)
-        return head + "\n\n" + " ".join(detail)
+        return head + "\n\n" + "\n".join(detail)
 
     def _confirm(self, title: str, question: str) -> bool:
         return ask_to_delete(self, title, question)

@@ -242,6 +242,8 @@ class ItemsPanel(QWidget):
 
     @Slot(object)
     def _on_item_failed(self, item: Item) -> None:
+        if self._hidden(item):
+            return  # the person deleted it already; its failure is no news
         self._ctx.notifier.error(
             self.tr("{0} failed").format(item.title or item.source),
             f"{errors.headline(item.error_code)}\n{item.error_message or ''}".strip(),
@@ -449,6 +451,16 @@ class ItemsPanel(QWidget):
                 )
             )
 
+    def _hidden(self, item: Item) -> bool:
+        """Whether the item or a folder above it waits for its deletion (or is being deleted)."""
+        hidden = self.deletions.hidden()
+        index = self.model.index_of(item.id)
+        while index.isValid():
+            if index.data(Role.ITEM_ID) in hidden:
+                return True
+            index = index.parent()
+        return False
+
     def _deletion_question(self, base: Base, items: list[Item]) -> str:
         """What is deleted, how many documents that is, and what stays on the disk."""
         if len(items) == 1:
@@ -477,7 +489,7 @@ class ItemsPanel(QWidget):
         if ItemType.NOTE in kinds:
             detail.append(self.tr("Notes exist only in Trove: their text is deleted too."))
         detail.append(self.tr("You can undo this for a few seconds."))
-        return head + "\n\n" + " ".join(detail)
+        return head + "\n\n" + "\n".join(detail)
 
     def _documents_in(self, items: list[Item]) -> int:
         """Documents among `items` and inside the folders and sitemaps among them."""
