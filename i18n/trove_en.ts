@@ -71,8 +71,37 @@
         <source>Agents connected through MCP may always search and read; with this on they may also add, delete and reindex items here.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message numerus="yes">
+        <source>Added %n source(s) to “{0}”</source>
+        <translation>
+            <numerusform>Added %n source to “{0}”</numerusform>
+            <numerusform>Added %n sources to “{0}”</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>It holds %n document(s).</source>
+        <translation>
+            <numerusform>It holds %n document.</numerusform>
+            <numerusform>It holds %n documents.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Its %n note(s) exist only in Trove and are deleted too.</source>
+        <translation>
+            <numerusform>Its %n note exists only in Trove and is deleted too.</numerusform>
+            <numerusform>Its %n notes exist only in Trove and are deleted too.</numerusform>
+        </translation>
+    </message>
     <message>
-        <source>Delete the knowledge base “{0}” with everything indexed in it? The original files are not touched.</source>
+        <source>The original files on your disk are kept: only Trove&apos;s copies, the index and the base&apos;s settings are removed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This cannot be undone.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete the knowledge base “{0}”?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -207,6 +236,13 @@
     </message>
     <message>
         <source>Full text</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>DeferredDeletes</name>
+    <message>
+        <source>Undo</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -358,6 +394,10 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Undo delete</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Open original</source>
         <translation type="unfinished"></translation>
     </message>
@@ -385,16 +425,61 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
         <source>Add folder</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Delete “{0}” from “{1}”?</source>
+        <translation type="unfinished"></translation>
+    </message>
     <message numerus="yes">
-        <source>Delete %n item(s) and their indexed content?</source>
+        <source>Delete %n item(s) from “{0}”?</source>
         <translation>
-            <numerusform>Delete %n item and their indexed content?</numerusform>
-            <numerusform>Delete %n items and their indexed content?</numerusform>
+            <numerusform>Delete %n item from “{0}”?</numerusform>
+            <numerusform>Delete %n items from “{0}”?</numerusform>
         </translation>
+    </message>
+    <message numerus="yes">
+        <source>It holds %n document(s).</source>
+        <translation>
+            <numerusform>It holds %n document.</numerusform>
+            <numerusform>It holds %n documents.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Together they hold %n document(s).</source>
+        <translation>
+            <numerusform>Together they hold %n document.</numerusform>
+            <numerusform>Together they hold %n documents.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The original files on your disk are kept: only Trove&apos;s copies and their index entries are removed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Only Trove&apos;s copies of the pages and their index entries are removed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Notes exist only in Trove: their text is deleted too.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>You can undo this for a few seconds.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Delete items</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Deleted “{0}”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Deleted %n item(s)</source>
+        <translation>
+            <numerusform>Deleted %n item</numerusform>
+            <numerusform>Deleted %n items</numerusform>
+        </translation>
     </message>
     <message>
         <source>This knowledge base needs to be restored: {0}</source>
@@ -874,6 +959,13 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
     </message>
 </context>
 <context>
+    <name>Questions</name>
+    <message>
+        <source>Delete</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>RagSettingsForm</name>
     <message>
         <source>Relevance threshold:</source>
@@ -1106,6 +1198,20 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
     <message>
         <source>Dismiss</source>
         <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ToastArea</name>
+    <message>
+        <source>Dismiss these notifications to see the next ones</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>+%n more</source>
+        <translation>
+            <numerusform>+%n more</numerusform>
+            <numerusform>+%n more</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -69,9 +69,35 @@
         <source>Agents connected through MCP may always search and read; with this on they may also add, delete and reindex items here.</source>
         <translation>通过 MCP 连接的智能体始终可以检索和阅读；开启后，它们还可以在此知识库中添加、删除和重新索引条目。</translation>
     </message>
+    <message numerus="yes">
+        <source>Added %n source(s) to “{0}”</source>
+        <translation>
+            <numerusform>已将 %n 个来源添加到“{0}”</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>It holds %n document(s).</source>
+        <translation>
+            <numerusform>其中有 %n 个文档。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Its %n note(s) exist only in Trove and are deleted too.</source>
+        <translation>
+            <numerusform>其中 %n 条笔记只存在于 Trove 中，也会一并删除。</numerusform>
+        </translation>
+    </message>
     <message>
-        <source>Delete the knowledge base “{0}” with everything indexed in it? The original files are not touched.</source>
-        <translation>删除知识库“{0}”及其中已索引的全部内容？原始文件不会被改动。</translation>
+        <source>The original files on your disk are kept: only Trove&apos;s copies, the index and the base&apos;s settings are removed.</source>
+        <translation>磁盘上的原始文件会保留：只删除 Trove 中的副本、索引和这个知识库的设置。</translation>
+    </message>
+    <message>
+        <source>This cannot be undone.</source>
+        <translation>此操作无法撤销。</translation>
+    </message>
+    <message>
+        <source>Delete the knowledge base “{0}”?</source>
+        <translation>删除知识库“{0}”？</translation>
     </message>
     <message>
         <source>Delete knowledge base</source>
@@ -203,6 +229,13 @@
     <message>
         <source>Full text</source>
         <translation>全文</translation>
+    </message>
+</context>
+<context>
+    <name>DeferredDeletes</name>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
     </message>
 </context>
 <context>
@@ -356,6 +389,10 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
         <translation>删除</translation>
     </message>
     <message>
+        <source>Undo delete</source>
+        <translation>撤销删除</translation>
+    </message>
+    <message>
         <source>Open original</source>
         <translation>打开原件</translation>
     </message>
@@ -383,15 +420,57 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
         <source>Add folder</source>
         <translation>添加文件夹</translation>
     </message>
+    <message>
+        <source>Delete “{0}” from “{1}”?</source>
+        <translation>从“{1}”中删除“{0}”？</translation>
+    </message>
     <message numerus="yes">
-        <source>Delete %n item(s) and their indexed content?</source>
+        <source>Delete %n item(s) from “{0}”?</source>
         <translation>
-            <numerusform>删除 %n 个条目及其已索引的内容？</numerusform>
+            <numerusform>从“{0}”中删除 %n 个条目？</numerusform>
         </translation>
+    </message>
+    <message numerus="yes">
+        <source>It holds %n document(s).</source>
+        <translation>
+            <numerusform>其中有 %n 个文档。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Together they hold %n document(s).</source>
+        <translation>
+            <numerusform>它们共包含 %n 个文档。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The original files on your disk are kept: only Trove&apos;s copies and their index entries are removed.</source>
+        <translation>磁盘上的原始文件会保留：只删除 Trove 中的副本及其索引。</translation>
+    </message>
+    <message>
+        <source>Only Trove&apos;s copies of the pages and their index entries are removed.</source>
+        <translation>只删除 Trove 保存的网页副本及其索引。</translation>
+    </message>
+    <message>
+        <source>Notes exist only in Trove: their text is deleted too.</source>
+        <translation>笔记只存在于 Trove 中：其内容也会被删除。</translation>
+    </message>
+    <message>
+        <source>You can undo this for a few seconds.</source>
+        <translation>几秒钟内可以撤销。</translation>
     </message>
     <message>
         <source>Delete items</source>
         <translation>删除条目</translation>
+    </message>
+    <message>
+        <source>Deleted “{0}”</source>
+        <translation>已删除“{0}”</translation>
+    </message>
+    <message numerus="yes">
+        <source>Deleted %n item(s)</source>
+        <translation>
+            <numerusform>已删除 %n 个条目</numerusform>
+        </translation>
     </message>
     <message>
         <source>This knowledge base needs to be restored: {0}</source>
@@ -869,6 +948,13 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
     </message>
 </context>
 <context>
+    <name>Questions</name>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+</context>
+<context>
     <name>RagSettingsForm</name>
     <message>
         <source>Relevance threshold:</source>
@@ -1095,6 +1181,19 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
     <message>
         <source>Dismiss</source>
         <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>ToastArea</name>
+    <message>
+        <source>Dismiss these notifications to see the next ones</source>
+        <translation>关闭这些通知以查看后面的通知</translation>
+    </message>
+    <message numerus="yes">
+        <source>+%n more</source>
+        <translation>
+            <numerusform>还有 %n 条</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -38,6 +38,35 @@ CANDIDATE_CAP = 200
 ItemLookup = Callable[[Iterable[str]], dict[str, Item]]
 
 
+def without_subtrees(items: ItemLookup, roots: frozenset[str]) -> ItemLookup:
+    """A lookup that leaves out `roots` and every item below them (items whose deletion the
+    person asked for in the window but which can still be undone)."""
+    if not roots:
+        return items
+
+    def visible(ids: Iterable[str]) -> dict[str, Item]:
+        found = items(ids)
+        known = dict(found)
+        return {i: item for i, item in found.items() if not _below(item, roots, items, known)}
+
+    return visible
+
+
+def _below(item: Item, roots: frozenset[str], items: ItemLookup, known: dict[str, Item]) -> bool:
+    """Whether `item` or one of its ancestors is in `roots` (`known` caches the ancestors)."""
+    current: Item | None = item
+    while current is not None:
+        if current.id in roots:
+            return True
+        parent = current.parent_id
+        if parent is None:
+            return False
+        if parent not in known:
+            known.update(items([parent]))
+        current = known.get(parent)
+    return False
+
+
 class UnavailableModel:
     """Stands in for a model whose client could not be built (provider removed, disabled,
     runtime missing), so the search meets the failure where it meets a dead server's."""

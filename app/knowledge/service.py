@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Unpack
@@ -397,11 +397,13 @@ class KnowledgeService:
         top_k: int | None = None,
         mode: SearchMode | None = None,
         fusion: str | None = None,
+        exclude: Collection[str] = (),
     ) -> SearchResponse:
         """The one search contract (DESIGN.md section 6).
 
-        `mode` and `fusion` ("rrf": the reference application's plain RRF) exist for
-        benchmarks only; callers leave them alone and get the derived mode.
+        `exclude`: item ids whose subtrees are left out (the window's deletions that can
+        still be undone). `mode` and `fusion` ("rrf": the reference application's plain
+        RRF) exist for benchmarks only; callers leave them alone and get the derived mode.
         """
         base = self.catalog.require_base(base_id)
         try:
@@ -413,7 +415,7 @@ class KnowledgeService:
                 base,
                 text,
                 store=store,
-                items=self.catalog.get_items,
+                items=query.without_subtrees(self.catalog.get_items, frozenset(exclude)),
                 embedder=embedder,
                 reranker=reranker,
                 top_k=top_k,

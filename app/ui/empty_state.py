@@ -1,12 +1,14 @@
-"""The first-run page: what Trove does and the one step to take first."""
+"""The first-run page: what Trove does and the one step to take first. Things dropped on it
+go into the knowledge base created next."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent, QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.ui.icons import app_icon
+from app.ui.items.item_view import split_drop
 
 # A link's look (the palette's link colour, underlined) with a focus frame for the keyboard.
 LINK_STYLE = (
@@ -38,10 +40,13 @@ class LinkButton(QPushButton):
 class EmptyState(QWidget):
     createRequested = Signal()
     providersRequested = Signal()
+    # (local paths, web URLs) dropped on the page
+    sourcesDropped = Signal(list, list)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("emptyState")
+        self.setAcceptDrops(True)
         logo = QLabel(self)
         logo.setPixmap(app_icon().pixmap(96, 96))
         logo.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -84,3 +89,27 @@ class EmptyState(QWidget):
         layout.addStretch(2)
         create.clicked.connect(self.createRequested)
         providers.clicked.connect(self.providersRequested)
+
+    # Drops are always copies: a move would make the drag source delete the originals.
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        self._offer_copy(event)
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        self._offer_copy(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths, urls = split_drop(event.mimeData())
+        if not paths and not urls:
+            event.ignore()
+            return
+        event.setDropAction(Qt.DropAction.CopyAction)
+        event.accept()
+        self.sourcesDropped.emit(paths, urls)
+
+    def _offer_copy(self, event: QDropEvent) -> None:
+        if any(split_drop(event.mimeData())):
+            event.setDropAction(Qt.DropAction.CopyAction)
+            event.accept()
+        else:
+            event.ignore()

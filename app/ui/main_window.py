@@ -61,6 +61,7 @@ class MainWindow(QMainWindow):
         self.bases = BasesPanel(ctx, self)
         self.items = ItemsPanel(ctx, self)
         self.search = SearchView(ctx, self)
+        self.search.hidden_items = self.items.deletions.hidden
         self.rag = RagSettingsPanel(ctx, self)
         self.empty = EmptyState(self)
         self.toasts: ToastArea
@@ -131,7 +132,8 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([220, 980])
         self.setCentralWidget(self.splitter)
-        self.toasts = ToastArea(self.splitter)
+        # Over the splitter, not in it: a splitter makes every child widget a pane.
+        self.toasts = ToastArea(self, self.splitter)
 
     def _build_actions(self) -> None:
         self.providers_action = QAction(self.tr("Model providers…"), self)
@@ -168,6 +170,8 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
         edit_menu = bar.addMenu(self.tr("&Edit"))
+        edit_menu.addAction(self.items.undo_delete_action)
+        edit_menu.addSeparator()
         edit_menu.addAction(self.find_action)
         edit_menu.addSeparator()
         edit_menu.addActions(self.items.item_actions)
@@ -234,12 +238,14 @@ class MainWindow(QMainWindow):
         self.bases.baseSelected.connect(self._on_base_selected)
         self.bases.baseUpdated.connect(self._on_base_updated)
         self.bases.newBaseRequested.connect(self.open_new_base_dialog)
+        self.bases.baseDeleted.connect(self.items.deletions.forget_base)
         self.bases.model.modelReset.connect(self._on_bases_reset)
         self.items.baseRestored.connect(self._on_base_restored)
         self.items.feed.refreshed.connect(self._update_counts)
         self.rag.baseUpdated.connect(self._on_settings_saved)
         self.empty.createRequested.connect(self.open_new_base_dialog)
         self.empty.providersRequested.connect(self.open_providers_dialog)
+        self.empty.sourcesDropped.connect(self._on_sources_dropped_on_welcome)
         self.providers_action.triggered.connect(self.open_providers_dialog)
         self.mcp_action.triggered.connect(self.open_mcp_dialog)
         self.find_action.triggered.connect(self._on_find)
@@ -247,6 +253,7 @@ class MainWindow(QMainWindow):
         self.about_action.triggered.connect(self._on_about)
         self.language_group.triggered.connect(self._on_language_chosen)
         self.ctx.notifier.posted.connect(self.toasts.show_notice)
+        self.ctx.notifier.withdrawn.connect(self.toasts.withdraw)
         self.ctx.executor.queueChanged.connect(self._on_queue_changed)
         self.ctx.executor.drained.connect(self._on_drained)
         self.ctx.tasks.failed.connect(self._on_background_failed)
@@ -280,6 +287,18 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def _on_base_created(self, base: Base) -> None:
         self.bases.reload(select=base.id)
+
+    @Slot(list, list)
+    def _on_sources_dropped_on_welcome(self, paths: list[str], urls: list[str]) -> None:
+        """No base yet: create one, then add what was dropped to it."""
+        dialog = self.open_new_base_dialog()
+        dialog.baseCreated.connect(lambda base: self._add_dropped(base, paths, urls))
+
+    def _add_dropped(self, base: Base, paths: list[str], urls: list[str]) -> None:
+        if paths:
+            self.items.adder.add_paths(base.id, paths)
+        if urls:
+            self.items.adder.add_urls(base.id, urls)
 
     @Slot(str)
     def _on_base_restored(self, base_id: str) -> None:
@@ -409,6 +428,7 @@ class MainWindow(QMainWindow):
         if running and not self.confirm_quit(running):
             event.ignore()
             return
+        self.items.flush_deletions()
         self.save_layout()
         super().closeEvent(event)
 

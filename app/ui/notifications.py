@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from PySide6.QtCore import QObject, Signal
@@ -25,10 +26,17 @@ class Notice:
     title: str
     text: str
     at: float
+    # A button on the toast (e.g. Undo) and what it does; "" when there is none.
+    action_label: str = ""
+    on_action: Callable[[], None] | None = field(default=None, compare=False, repr=False)
+    # How long the toast stays; None: the level's usual time.
+    timeout_ms: int | None = None
 
 
 class Notifier(QObject):
     posted = Signal(object)  # Notice
+    # the offer of a posted notice ended (acted on elsewhere, or its time ran out)
+    withdrawn = Signal(object)  # Notice
 
     def __init__(self, parent: QObject | None = None, *, history: int = 100) -> None:
         super().__init__(parent)
@@ -39,6 +47,24 @@ class Notifier(QObject):
         self.history.append(notice)
         self.posted.emit(notice)
         return notice
+
+    def offer(
+        self,
+        title: str,
+        action_label: str,
+        on_action: Callable[[], None],
+        timeout_ms: int,
+        text: str = "",
+    ) -> Notice:
+        """A notice with a button (Undo...) offered for `timeout_ms`; `withdraw` it when the
+        offer ends before its toast does."""
+        notice = Notice(Level.INFO, title, text, time.time(), action_label, on_action, timeout_ms)
+        self.history.append(notice)
+        self.posted.emit(notice)
+        return notice
+
+    def withdraw(self, notice: Notice) -> None:
+        self.withdrawn.emit(notice)
 
     def error(self, title: str, text: str = "") -> Notice:
         return self.notify(title, text, Level.ERROR)

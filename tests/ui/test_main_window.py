@@ -151,6 +151,7 @@ def test_create_drop_search_delete(
     window.items.view.selectAll()
     window.items.confirm = lambda title, question: True
     window.items.delete_action.trigger()
+    window.items.flush_deletions()  # the engine's part, without waiting out the Undo time
     qtbot.waitUntil(lambda: set(statuses(window).values()) == {ItemStatus.DELETING}, timeout=10_000)
     badge = window.items.model.index_of(window.items.model.items()[0].id, Column.STATUS)
     assert badge.data(Qt.ItemDataRole.DisplayRole) == "Deleting"
@@ -252,7 +253,7 @@ def test_keyboard_habits(qtbot: QtBot, window: MainWindow, ui_ctx: UiContext, tm
     window.items.confirm = refuse
     window.items.view.selectAll()
     qtbot.keyClick(window.items.view, Qt.Key.Key_Delete)
-    assert len(asked) == 1 and "1 item" in asked[0]
+    assert len(asked) == 1 and "“a”" in asked[0]
     assert window.items.model.rowCount() == 1
 
     # Ctrl+N opens the new-base dialog.

@@ -18,19 +18,20 @@ from PySide6.QtGui import QAction, QColor, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
-    QListView,
     QStyle,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from app.knowledge.types import Base, BaseStatus
+from app.knowledge.types import AddReport, Base, BaseStatus, Item, ItemType
+from app.ui.bases.base_view import BASE_ROLE, BaseListView
 from app.ui.context import UiContext
-from app.ui.questions import ask_yes_no
+from app.ui.items.add_flow import AddFlow
+from app.ui.questions import ask_to_delete
 
 Index = QModelIndex | QPersistentModelIndex
-BASE_ROLE = Qt.ItemDataRole.UserRole + 1
+__all__ = ["BASE_ROLE", "BaseListModel", "BasesPanel"]
 
 
 class BaseListModel(QAbstractListModel):
@@ -107,6 +108,8 @@ class BasesPanel(QWidget):
     # the selected base's record changed (renamed, restored, settings saved)
     baseUpdated = Signal(object)
     newBaseRequested = Signal()
+    # a base was deleted (its id)
+    baseDeleted = Signal(str)
 
     def __init__(self, ctx: UiContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -116,14 +119,17 @@ class BasesPanel(QWidget):
         self._loaded = False
         self._announced = False
         self.model = BaseListModel(self)
-        self.view = QListView(self)
-        self.view.setObjectName("baseList")
+        self.view = BaseListView(self)
         self.view.setModel(self.model)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        # Rename with F2, a double click or the menu; a click on the selected base only
+        # selects it (renaming on that click surprised people).
         self.view.setEditTriggers(
             QAbstractItemView.EditTrigger.EditKeyPressed
-            | QAbstractItemView.EditTrigger.SelectedClicked
+            | QAbstractItemView.EditTrigger.DoubleClicked
         )
+        self.adder = AddFlow(ctx, self)
+        self._asking_delete = False
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         # Tests answer confirmations without a modal box.
         self.confirm: Callable[[str, str], bool] = self._confirm
@@ -207,6 +213,8 @@ class BasesPanel(QWidget):
         self.rename_action.triggered.connect(self._on_rename)
         self.agents_action.toggled.connect(self._on_agents_toggled)
         self.delete_action.triggered.connect(self._on_delete)
+        self.view.sourcesDropped.connect(self._on_sources_dropped)
+        self.adder.finished.connect(self._on_dropped_added)
 
     def _on_loaded(self, bases: list[Base], select: str | None) -> None:
         self._loaded = True
@@ -272,23 +280,81 @@ class BasesPanel(QWidget):
             self._on_failed,
         )
 
-    @Slot()
-    def _on_delete(self) -> None:
-        base = self.selected_base()
-        if base is None:
+    @Slot(str, list, list)
+    def _on_sources_dropped(self, base_id: str, paths: list[str], urls: list[str]) -> None:
+        if paths:
+            self.adder.add_paths(base_id, paths)
+        if urls:
+            self.adder.add_urls(base_id, urls)
+
+    @Slot(object)
+    def _on_dropped_added(self, report: AddReport) -> None:
+        """Say where a drop went when that base is not the one on show."""
+        if not report.added:
+            return  # nothing new: failures and duplicates were already reported
+        base_id = report.added[0].base_id
+        shown = self.selected_base()
+        base = self.model.base(self.model.row_of(base_id))
+        if base is None or (shown is not None and shown.id == base_id):
             return
-        question = self.tr(
-            "Delete the knowledge base “{0}” with everything indexed in it? "
-            "The original files are not touched."
-        ).format(base.name)
-        if not self.confirm(self.tr("Delete knowledge base"), question):
-            return
-        base_id = base.id
-        self._ctx.tasks.run(
-            lambda: self._ctx.service.delete_base(base_id),
-            lambda _none: self.reload(),
-            self._on_failed,
+        self._ctx.notifier.notify(
+            self.tr("Added %n source(s) to “{0}”", "", len(report.added)).format(base.name)
         )
 
+    @Slot()
+    def _on_delete(self) -> None:
+        """Count what the base holds (off the GUI thread), then ask."""
+        base = self.selected_base()
+        if base is None or self._asking_delete:
+            return
+        self._asking_delete = True
+        service = self._ctx.service
+        base_id = base.id
+        self._ctx.tasks.run(
+            lambda: service.list_items(base_id),
+            lambda items: self._ask_delete(base, items),
+            lambda _exc: self._ask_delete(base, None),
+        )
+
+    def _ask_delete(self, base: Base, items: list[Item] | None) -> None:
+        try:
+            confirmed = self.confirm(
+                self.tr("Delete knowledge base"), self._deletion_question(base, items)
+            )
+        finally:
+            self._asking_delete = False
+        if not confirmed:
+            return
+        base_id = base.id
+
+        def deleted(_none: object) -> None:
+            self.baseDeleted.emit(base_id)
+            self.reload()
+
+        self._ctx.tasks.run(
+            lambda: self._ctx.service.delete_base(base_id), deleted, self._on_failed
+        )
+
+    def _deletion_question(self, base: Base, items: list[Item] | None) -> str:
+        """The base's name, what it holds (when that could be read), and what is kept."""
+        detail: list[str] = []
+        if items is not None:
+            documents = [i for i in items if i.type not in (ItemType.DIRECTORY, ItemType.SITEMAP)]
+            notes = sum(1 for i in documents if i.type is ItemType.NOTE)
+            detail.append(self.tr("It holds %n document(s).", "", len(documents)))
+            if notes:
+                detail.append(
+                    self.tr("Its %n note(s) exist only in Trove and are deleted too.", "", notes)
+                )
+        detail.append(
+            self.tr(
+                "The original files on your disk are kept: only Trove's copies, the index and "
+                "the base's settings are removed."
+            )
+        )
+        detail.append(self.tr("This cannot be undone."))
+        head = self.tr("Delete the knowledge base “{0}”?").format(base.name)
+        return head + "\n\n" + "\n".join(detail)
+
     def _confirm(self, title: str, question: str) -> bool:
-        return ask_yes_no(self, title, question)
+        return ask_to_delete(self, title, question)

@@ -6,7 +6,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, QPoint, QSortFilterProxyModel, Qt, QUrl, Signal, Slot
+from PySide6.QtCore import (
+    QItemSelection,
+    QItemSelectionModel,
+    QModelIndex,
+    QPoint,
+    Qt,
+    QUrl,
+    Signal,
+    Slot,
+)
 from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -27,11 +36,13 @@ from app.ui.context import UiContext
 from app.ui.items.add_dialogs import NoteDialog, UrlDialog
 from app.ui.items.add_flow import AddFlow
 from app.ui.items.chunks_dialog import ChunksDialog
+from app.ui.items.deferred_delete import DeferredDeletes
 from app.ui.items.item_feed import ItemFeed
-from app.ui.items.item_model import Column, ItemTreeModel, Role
+from app.ui.items.item_filter import ItemFilterProxy
+from app.ui.items.item_model import CONTAINERS, Column, ItemTreeModel, Role
 from app.ui.items.item_view import ItemTreeView
 from app.ui.items.status_delegate import StatusDelegate
-from app.ui.questions import ask_yes_no
+from app.ui.questions import ask_to_delete
 
 
 class ItemsPanel(QWidget):
@@ -44,7 +55,7 @@ class ItemsPanel(QWidget):
         self._ctx = ctx
         self._base: Base | None = None
         self.model = ItemTreeModel(self)
-        self.proxy = QSortFilterProxyModel(self)
+        self.proxy = ItemFilterProxy(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(Role.SORT)
         self.proxy.setFilterKeyColumn(Column.NAME)
@@ -56,6 +67,7 @@ class ItemsPanel(QWidget):
         self.view.sortByColumn(Column.NAME, Qt.SortOrder.AscendingOrder)
         self.feed = ItemFeed(ctx, self.model, self)
         self.adder = AddFlow(ctx, self)
+        self.deletions = DeferredDeletes(ctx.notifier, self._delete_now, self)
         # Tests answer confirmations without a modal box.
         self.confirm: Callable[[str, str], bool] = self._confirm
         self._filter = QLineEdit(self)
@@ -104,6 +116,10 @@ class ItemsPanel(QWidget):
         if self._base is not None and urls:
             self.adder.add_urls(self._base.id, urls, sitemap=sitemap)
 
+    def flush_deletions(self) -> None:
+        """Hand deletions still waiting for their Undo time to the engine now (on close)."""
+        self.deletions.flush()
+
     # -- building ------------------------------------------------------------------------
 
     def _make_banner(self) -> QFrame:
@@ -143,6 +159,13 @@ class ItemsPanel(QWidget):
         self.delete_action = action(
             self.tr("Delete"), "deleteItemsAction", QKeySequence(QKeySequence.StandardKey.Delete)
         )
+        # Delete acts on what has the focus: the base list has a Delete of its own.
+        self.delete_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        self.view.addAction(self.delete_action)
+        self.undo_delete_action = action(
+            self.tr("Undo delete"), "undoDeleteAction", QKeySequence(QKeySequence.StandardKey.Undo)
+        )
+        self.undo_delete_action.setEnabled(False)
         self.open_action = action(self.tr("Open original"), "openOriginalAction")
         self.show_folder_action = action(self.tr("Show in folder"), "showInFolderAction")
         self.chunks_action = action(self.tr("View chunks"), "viewChunksAction")
@@ -162,7 +185,7 @@ class ItemsPanel(QWidget):
             self.chunks_action,
             self.copy_error_action,
         ]
-        for act in self.add_actions + self.item_actions:
+        for act in [*self.add_actions, *self.item_actions, self.undo_delete_action]:
             self.addAction(act)
 
     def _layout(self) -> None:
@@ -183,6 +206,9 @@ class ItemsPanel(QWidget):
         self.view.doubleClicked.connect(self._on_double_clicked)
         self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
         self.feed.refreshed.connect(self._on_selection_changed)
+        self.feed.refreshed.connect(self._on_feed_refreshed)
+        self.deletions.hiddenChanged.connect(self._on_hidden_changed)
+        self.deletions.restored.connect(self._on_deletion_undone)
         self.feed.itemFailed.connect(self._on_item_failed)
         self.adder.finished.connect(self._on_added)
         self._filter.textChanged.connect(self.proxy.setFilterFixedString)
@@ -194,6 +220,7 @@ class ItemsPanel(QWidget):
         self.add_note_action.triggered.connect(self._on_add_note)
         self.reindex_action.triggered.connect(self._on_reindex)
         self.delete_action.triggered.connect(self._on_delete)
+        self.undo_delete_action.triggered.connect(self.deletions.undo_last)
         self.open_action.triggered.connect(self._on_open_original)
         self.show_folder_action.triggered.connect(self._on_show_in_folder)
         self.chunks_action.triggered.connect(self._on_view_chunks)
@@ -215,6 +242,8 @@ class ItemsPanel(QWidget):
 
     @Slot(object)
     def _on_item_failed(self, item: Item) -> None:
+        if self._hidden(item):
+            return  # the person deleted it already; its failure is no news
         self._ctx.notifier.error(
             self.tr("{0} failed").format(item.title or item.source),
             errors.item_error_text(item.error_code, item.error_message),
@@ -300,13 +329,49 @@ class ItemsPanel(QWidget):
         items = [i for i in self.selected_items() if i.status is not ItemStatus.DELETING]
         if base is None or not items:
             return
-        question = self.tr("Delete %n item(s) and their indexed content?", "", len(items))
-        if not self.confirm(self.tr("Delete items"), question):
+        if not self.confirm(self.tr("Delete items"), self._deletion_question(base, items)):
             return
-        ids = [i.id for i in items]
+        if len(items) == 1:
+            title = self.tr("Deleted “{0}”").format(_name(items[0]))
+        else:
+            title = self.tr("Deleted %n item(s)", "", len(items))
+        self.deletions.schedule(base.id, [i.id for i in items], title)
+
+    def _delete_now(self, base_id: str, ids: list[str]) -> None:
+        """The engine's deletion, once the Undo time is over."""
+
+        def failed(exc: BaseException) -> None:
+            self.deletions.release(ids)
+            self._on_failed(exc)
+
         self._ctx.tasks.run(
-            lambda: self._ctx.service.delete_items(base.id, ids), self._on_queued, self._on_failed
+            lambda: self._ctx.service.delete_items(base_id, ids), self._on_queued, failed
         )
+
+    @Slot()
+    def _on_hidden_changed(self) -> None:
+        self.proxy.set_hidden(self.deletions.hidden())
+        self.undo_delete_action.setEnabled(self.deletions.pending)
+
+    @Slot()
+    def _on_feed_refreshed(self) -> None:
+        self.deletions.settle(item.id for item in self.model.items())
+
+    @Slot(list)
+    def _on_deletion_undone(self, item_ids: list[str]) -> None:
+        """Select the items that came back, so the person sees what Undo did."""
+        selection = QItemSelection()
+        for item_id in item_ids:
+            index = self.proxy.mapFromSource(self.model.index_of(item_id))
+            if index.isValid():
+                selection.select(index, index)
+        if not selection.isEmpty():
+            flags = (
+                QItemSelectionModel.SelectionFlag.ClearAndSelect
+                | QItemSelectionModel.SelectionFlag.Rows
+            )
+            self.view.selectionModel().select(selection, flags)
+            self.view.scrollTo(selection.indexes()[0])
 
     def _on_queued(self, _result: object) -> None:
         self._ctx.executor.schedule()
@@ -386,5 +451,66 @@ class ItemsPanel(QWidget):
                 )
             )
 
+    def _hidden(self, item: Item) -> bool:
+        """Whether the item or a folder above it waits for its deletion (or is being deleted)."""
+        hidden = self.deletions.hidden()
+        index = self.model.index_of(item.id)
+        while index.isValid():
+            if index.data(Role.ITEM_ID) in hidden:
+                return True
+            index = index.parent()
+        return False
+
+    def _deletion_question(self, base: Base, items: list[Item]) -> str:
+        """What is deleted, how many documents that is, and what stays on the disk."""
+        if len(items) == 1:
+            head = self.tr("Delete “{0}” from “{1}”?").format(_name(items[0]), base.name)
+        else:
+            head = self.tr("Delete %n item(s) from “{0}”?", "", len(items)).format(base.name)
+        kinds = {i.type for i in items}
+        detail: list[str] = []
+        if kinds & CONTAINERS:
+            documents = self._documents_in(items)
+            if len(items) == 1:
+                detail.append(self.tr("It holds %n document(s).", "", documents))
+            else:
+                detail.append(self.tr("Together they hold %n document(s).", "", documents))
+        if kinds & {ItemType.FILE, ItemType.DIRECTORY}:
+            detail.append(
+                self.tr(
+                    "The original files on your disk are kept: only Trove's copies and "
+                    "their index entries are removed."
+                )
+            )
+        elif kinds & {ItemType.URL, ItemType.SITEMAP}:
+            detail.append(
+                self.tr("Only Trove's copies of the pages and their index entries are removed.")
+            )
+        if ItemType.NOTE in kinds:
+            detail.append(self.tr("Notes exist only in Trove: their text is deleted too."))
+        detail.append(self.tr("You can undo this for a few seconds."))
+        return head + "\n\n" + "\n".join(detail)
+
+    def _documents_in(self, items: list[Item]) -> int:
+        """Documents among `items` and inside the folders and sitemaps among them."""
+        found: set[str] = set()
+        stack = [self.model.index_of(i.id) for i in items]
+        while stack:
+            index = stack.pop()
+            item = self.model.item_at(index)
+            if item is None:
+                continue
+            if item.type in CONTAINERS:
+                stack.extend(
+                    self.model.index(r, 0, index) for r in range(self.model.rowCount(index))
+                )
+            else:
+                found.add(item.id)
+        return len(found)
+
     def _confirm(self, title: str, question: str) -> bool:
-        return ask_yes_no(self, title, question)
+        return ask_to_delete(self, title, question)
+
+
+def _name(item: Item) -> str:
+    return item.title or item.source

@@ -3,6 +3,7 @@ each search stage, and a viewer that opens a hit inside its whole document."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
 from functools import partial
 
@@ -56,6 +57,8 @@ class SearchView(QWidget):
         self._shown_query = ""
         self._shown_base_id: str | None = None
         self._viewer: ChunkViewer | None = None
+        # Items left out of the results (deletions that can still be undone); the window sets it.
+        self.hidden_items: Callable[[], frozenset[str]] = frozenset
 
         self._query = QLineEdit(self)
         self._query.setObjectName("searchQuery")
@@ -182,10 +185,11 @@ class SearchView(QWidget):
         generation = self._generation
         base_id = self._base.id
         service = self._ctx.service
+        hidden = self.hidden_items()
         self._running = True
         self._busy_timer.start()
         self._ctx.tasks.run(
-            lambda: service.search(base_id, query),
+            lambda: service.search(base_id, query, exclude=hidden),
             partial(self._on_search_done, generation, base_id),
             partial(self._on_search_failed, generation),
         )
