@@ -6,7 +6,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, QPoint, QSortFilterProxyModel, Qt, QUrl, Signal, Slot
+import shiboken6
+from PySide6.QtCore import (
+    QModelIndex,
+    QPoint,
+    QSortFilterProxyModel,
+    QStandardPaths,
+    Qt,
+    QUrl,
+    Signal,
+    Slot,
+)
 from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -15,13 +25,14 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMainWindow,
     QMenu,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
-from app.knowledge.types import Base, BaseStatus, Item, ItemStatus, ItemType
+from app.knowledge.types import RUNNING_STATUSES, Base, BaseStatus, Item, ItemStatus, ItemType
 from app.ui import errors
 from app.ui.context import UiContext
 from app.ui.items.add_dialogs import NoteDialog, UrlDialog
@@ -29,9 +40,19 @@ from app.ui.items.add_flow import AddFlow
 from app.ui.items.chunks_dialog import ChunksDialog
 from app.ui.items.item_feed import ItemFeed
 from app.ui.items.item_model import Column, ItemTreeModel, Role
+from app.ui.items.item_names import display_name
 from app.ui.items.item_view import ItemTreeView
+from app.ui.items.open_failed import OpenFailedDialog, containing_folder, where
 from app.ui.items.status_delegate import StatusDelegate
+from app.ui.notifications import Level
 from app.ui.questions import ask_yes_no
+
+# the folder the file dialogs opened last (files were added from it)
+LAST_FOLDER_SETTING = "items/lastFolder"
+# how long a status-bar hint stays
+HINT_MS = 5000
+# formats offered first in the file dialog's filter; the rest follow in order
+_COMMON_EXTENSIONS = (".md", ".txt", ".pdf", ".docx", ".pptx", ".xlsx", ".epub", ".html")
 
 
 class ItemsPanel(QWidget):
@@ -48,8 +69,11 @@ class ItemsPanel(QWidget):
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(Role.SORT)
         self.proxy.setFilterKeyColumn(Column.NAME)
+        self.proxy.setFilterRole(Role.FILTER)
         self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.proxy.setRecursiveFilteringEnabled(True)
+        # a folder that matches shows what is in it
+        self.proxy.setAutoAcceptChildRows(True)
         self.view = ItemTreeView(self)
         self.view.setModel(self.proxy)
         self.view.setItemDelegateForColumn(Column.STATUS, StatusDelegate(self.view))
@@ -60,7 +84,7 @@ class ItemsPanel(QWidget):
         self.confirm: Callable[[str, str], bool] = self._confirm
         self._filter = QLineEdit(self)
         self._filter.setObjectName("itemFilter")
-        self._filter.setPlaceholderText(self.tr("Filter by name"))
+        self._filter.setPlaceholderText(self.tr("Filter by name or title"))
         self._filter.setClearButtonEnabled(True)
         self._banner = self._make_banner()
         self._make_actions()
@@ -89,12 +113,17 @@ class ItemsPanel(QWidget):
         self._on_selection_changed()
 
     def selected_items(self) -> list[Item]:
-        items: list[Item] = []
+        """The selected items; a selected folder row stands for the items inside it."""
+        items: dict[str, Item] = {}
         for index in self.view.selectionModel().selectedRows(Column.NAME):
-            item = self.model.item_at(self.proxy.mapToSource(index))
-            if item is not None:
-                items.append(item)
-        return items
+            for item in self.model.items_under(self.proxy.mapToSource(index)):
+                items.setdefault(item.id, item)
+        return list(items.values())
+
+    def single_item(self) -> Item | None:
+        """The item of the one selected row (None: several rows, or a folder row)."""
+        rows = self.view.selectionModel().selectedRows(Column.NAME)
+        return self.model.item_at(self.proxy.mapToSource(rows[0])) if len(rows) == 1 else None
 
     def add_paths(self, paths: list[str]) -> None:
         if self._base is not None and paths:
@@ -143,6 +172,11 @@ class ItemsPanel(QWidget):
         self.delete_action = action(
             self.tr("Delete"), "deleteItemsAction", QKeySequence(QKeySequence.StandardKey.Delete)
         )
+        self.edit_note_action = action(self.tr("Edit note…"), "editNoteAction")
+        self.edit_note_action.setShortcut(QKeySequence(Qt.Key.Key_F2))
+        # Only while the tree has focus: F2 in the base list renames the base.
+        self.edit_note_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        self.view.addAction(self.edit_note_action)
         self.open_action = action(self.tr("Open original"), "openOriginalAction")
         self.show_folder_action = action(self.tr("Show in folder"), "showInFolderAction")
         self.chunks_action = action(self.tr("View chunks"), "viewChunksAction")
@@ -157,6 +191,7 @@ class ItemsPanel(QWidget):
         self.item_actions = [
             self.reindex_action,
             self.delete_action,
+            self.edit_note_action,
             self.open_action,
             self.show_folder_action,
             self.chunks_action,
@@ -181,6 +216,7 @@ class ItemsPanel(QWidget):
         self.view.urlsDropped.connect(self._on_urls_dropped)
         self.view.customContextMenuRequested.connect(self._on_context_menu)
         self.view.doubleClicked.connect(self._on_double_clicked)
+        self.view.editKeyUnused.connect(self._on_edit_key_unused)
         self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
         self.feed.refreshed.connect(self._on_selection_changed)
         self.feed.itemFailed.connect(self._on_item_failed)
@@ -194,6 +230,7 @@ class ItemsPanel(QWidget):
         self.add_note_action.triggered.connect(self._on_add_note)
         self.reindex_action.triggered.connect(self._on_reindex)
         self.delete_action.triggered.connect(self._on_delete)
+        self.edit_note_action.triggered.connect(self._on_edit_note)
         self.open_action.triggered.connect(self._on_open_original)
         self.show_folder_action.triggered.connect(self._on_show_in_folder)
         self.chunks_action.triggered.connect(self._on_view_chunks)
@@ -216,7 +253,7 @@ class ItemsPanel(QWidget):
     @Slot(object)
     def _on_item_failed(self, item: Item) -> None:
         self._ctx.notifier.error(
-            self.tr("{0} failed").format(item.title or item.source),
+            self.tr("{0} failed").format(display_name(item)),
             f"{errors.headline(item.error_code)}\n{item.error_message or ''}".strip(),
         )
 
@@ -226,10 +263,16 @@ class ItemsPanel(QWidget):
         for act in self.add_actions:
             act.setEnabled(usable)
         items = self.selected_items() if self._base is not None else []
-        one = items[0] if len(items) == 1 else None
+        one = self.single_item() if self._base is not None else None
         settled = [i for i in items if i.status is not ItemStatus.DELETING]
         self.reindex_action.setEnabled(usable and bool(settled))
         self.delete_action.setEnabled(bool(settled))
+        self.edit_note_action.setEnabled(
+            usable
+            and one is not None
+            and one.type is ItemType.NOTE
+            and one.status is not ItemStatus.DELETING
+        )
         self.open_action.setEnabled(one is not None)
         self.show_folder_action.setEnabled(one is not None and one.type is not ItemType.URL)
         self.chunks_action.setEnabled(one is not None and one.chunk_count > 0)
@@ -242,27 +285,40 @@ class ItemsPanel(QWidget):
         menu = QMenu(self.view)
         menu.setObjectName("itemContextMenu")
         if self.selected_items():
-            menu.addActions(self.item_actions)
+            # "Edit note…" only where there is a note to edit
+            menu.addActions(
+                [a for a in self.item_actions if a is not self.edit_note_action or a.isEnabled()]
+            )
             menu.addSeparator()
         menu.addActions(self.add_actions)
         menu.popup(self.view.viewport().mapToGlobal(pos))
 
     @Slot(QModelIndex)
-    def _on_double_clicked(self, _index: QModelIndex) -> None:
-        if self.chunks_action.isEnabled():
+    def _on_double_clicked(self, index: QModelIndex) -> None:
+        item = self.model.item_at(self.proxy.mapToSource(index))
+        if item is None:
+            return  # a folder row: the view opens it
+        if item.type is ItemType.NOTE and self.edit_note_action.isEnabled():
+            self._on_edit_note()
+        elif self.chunks_action.isEnabled():
             self._on_view_chunks()
         elif self.open_action.isEnabled():
             self._on_open_original()
 
     @Slot()
     def _on_add_files(self) -> None:
-        paths, _ = QFileDialog.getOpenFileNames(self, self.tr("Add files"))
+        paths, _ = QFileDialog.getOpenFileNames(
+            self, self.tr("Add files"), self._start_folder(), self._file_filters()
+        )
+        if paths:
+            self._remember_folder(str(Path(paths[0]).parent))
         self.add_paths(paths)
 
     @Slot()
     def _on_add_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, self.tr("Add folder"))
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Add folder"), self._start_folder())
         if folder:
+            self._remember_folder(str(Path(folder).parent))
             self.add_paths([folder])
 
     @Slot()
@@ -316,35 +372,79 @@ class ItemsPanel(QWidget):
         self._ctx.notifier.failure(exc)
 
     @Slot()
+    def _on_edit_note(self) -> None:
+        item = self.single_item()
+        base = self._base
+        if base is None or item is None or item.type is not ItemType.NOTE:
+            self._on_edit_key_unused()
+            return
+        if item.status in RUNNING_STATUSES:
+            self._hint(self.tr("This note is still being indexed; edit it once it has finished."))
+            return
+        dialog = NoteDialog(self, editing=True)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.set_note(item.title, item.source)
+        dialog.saveRequested.connect(
+            lambda title, text: self._save_note(dialog, base.id, item, title, text)
+        )
+        dialog.open()
+
+    def _save_note(
+        self, dialog: NoteDialog, base_id: str, item: Item, title: str, text: str
+    ) -> None:
+        if (title, text) == (item.title, item.source):
+            dialog.accept()  # nothing changed: nothing to index again
+            return
+
+        def saved(updated: Item) -> None:
+            self._on_queued(updated)
+            if shiboken6.isValid(dialog):
+                dialog.accept()
+
+        def refused(exc: BaseException) -> None:
+            if shiboken6.isValid(dialog):
+                headline, detail = errors.describe(exc)
+                dialog.show_error(f"{headline}: {detail}")
+            else:
+                self._on_failed(exc)
+
+        self._ctx.tasks.run(
+            lambda: self._ctx.service.update_note(base_id, item.id, title, text), saved, refused
+        )
+
+    @Slot()
+    def _on_edit_key_unused(self) -> None:
+        self._hint(
+            self.tr("Only notes can be edited here. Files are renamed on disk, then reindexed.")
+        )
+
+    @Slot()
     def _on_open_original(self) -> None:
-        items = self.selected_items()
-        if len(items) == 1:
-            QDesktopServices.openUrl(self._original_url(items[0]))
+        item = self.single_item()
+        if item is not None:
+            self._open(item, self._original_url(item), offer_folder=True)
 
     @Slot()
     def _on_show_in_folder(self) -> None:
-        items = self.selected_items()
-        if len(items) != 1:
-            return
-        path = Path(self._original_url(items[0]).toLocalFile())
-        folder = path if path.is_dir() else path.parent
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+        item = self.single_item()
+        if item is not None:
+            folder = containing_folder(Path(self._original_url(item).toLocalFile()))
+            self._open(item, QUrl.fromLocalFile(str(folder)), offer_folder=False)
 
     @Slot()
     def _on_view_chunks(self) -> None:
-        items = self.selected_items()
-        if len(items) == 1:
-            dialog = ChunksDialog(self._ctx, items[0], self)
+        item = self.single_item()
+        if item is not None:
+            dialog = ChunksDialog(self._ctx, item, self)
             dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             dialog.show()
 
     @Slot()
     def _on_copy_error(self) -> None:
-        items = self.selected_items()
-        if len(items) == 1 and items[0].status is ItemStatus.FAILED:
-            item = items[0]
+        item = self.single_item()
+        if item is not None and item.status is ItemStatus.FAILED:
             QGuiApplication.clipboard().setText(
-                f"{item.title}: {item.error_code}: {item.error_message or ''}"
+                f"{display_name(item)}: {item.error_code}: {item.error_message or ''}"
             )
 
     @Slot()
@@ -374,6 +474,43 @@ class ItemsPanel(QWidget):
             copy = self._ctx.service.material_file(self._base.id, item.relative_path)
             return QUrl.fromLocalFile(str(copy))
         return QUrl.fromLocalFile(item.source)
+
+    def _open(self, item: Item, url: QUrl, *, offer_folder: bool) -> None:
+        """Open with the desktop's application; when there is none, say so and offer the path."""
+        if QDesktopServices.openUrl(url):
+            return
+        name = display_name(item)
+        self._ctx.notifier.notify(
+            self.tr("Could not open {0}").format(name),
+            self.tr("No application is set up to open it. It is at {0}").format(where(url)),
+            Level.WARNING,
+        )
+        OpenFailedDialog(name, url, self, offer_folder=offer_folder).show()
+
+    def _hint(self, text: str) -> None:
+        """A short hint in the window's status bar."""
+        window = self.window()
+        if isinstance(window, QMainWindow):
+            window.statusBar().showMessage(text, HINT_MS)
+
+    def _start_folder(self) -> str:
+        """Where the file dialogs open: the folder used last, else the Documents folder."""
+        last = str(self._ctx.settings.value(LAST_FOLDER_SETTING, "") or "")
+        if last and Path(last).is_dir():
+            return last
+        documents = QStandardPaths.StandardLocation.DocumentsLocation
+        return QStandardPaths.writableLocation(documents) or str(Path.home())
+
+    def _remember_folder(self, folder: str) -> None:
+        self._ctx.settings.setValue(LAST_FOLDER_SETTING, folder)
+
+    def _file_filters(self) -> str:
+        """The file dialog's filters: the formats Trove reads, then every file."""
+        supported = self._ctx.service.supported_extensions()
+        first = [e for e in _COMMON_EXTENSIONS if e in supported]
+        order = first + sorted(supported - set(first))
+        patterns = " ".join(f"*{extension}" for extension in order)
+        return ";;".join([self.tr("Documents ({0})").format(patterns), self.tr("All files (*)")])
 
     def _update_banner(self) -> None:
         base = self._base
