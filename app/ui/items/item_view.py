@@ -1,7 +1,8 @@
 """The item tree view: drops of files, folders and URLs, and a hint while the base is empty.
 
 A drop is always taken as a copy: Trove keeps copies of what it indexes, and a drag source
-told "moved" (a file manager, a mail client) may delete the person's original.
+told "moved" (a file manager, a mail client) may delete the person's original. A source that
+offers only a move is refused for the same reason.
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ def split_drop(mime: QMimeData) -> tuple[list[str], list[str]]:
 
 def accept_as_copy(event: QDropEvent) -> None:
     """Accept a drag or drop as a copy, whatever the source proposed."""
+    if not event.possibleActions() & Qt.DropAction.CopyAction:
+        event.ignore()
+        return
     event.setDropAction(Qt.DropAction.CopyAction)
     event.accept()
 
@@ -87,6 +91,8 @@ class ItemTreeView(QTreeView):
             event.ignore()
             return
         accept_as_copy(event)
+        if not event.isAccepted():
+            return
         if paths:
             self.pathsDropped.emit(paths)
         if urls:
