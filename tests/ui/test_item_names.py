@@ -259,11 +259,24 @@ def test_folders_keep_their_subfolders(qtmodeltester: ModelTester) -> None:
     )
     qtmodeltester.check(model)
 
-    # A folder left empty goes; the folder item going takes every row with it.
+    assert cell(model, a, Column.UPDATED, Role.SORT) == 2.0  # c.md, the newest file
+
+    # A folder left empty goes, and the sums above it lose what it held.
     model.apply_items([root, failed, top])
     assert names(model, model.index_of("r")) == ["a", "top.md"]
-    assert names(model, child(model, model.index_of("r"), "a")) == ["x.md"]
+    a = child(model, model.index_of("r"), "a")
+    assert names(model, a) == ["x.md"]
+    assert (cell(model, a, Column.CHUNKS, Role.SORT), cell(model, a, Column.SIZE, Role.SORT)) == (
+        0,
+        20,
+    )
+    assert cell(model, a, Column.UPDATED, Role.SORT) == 1.0
+    assert cell(model, a, Column.STATUS, Role.STATUS) == "failed"
+    assert _counts(cell(model, model.index_of("r"), Column.STATUS, Role.AGGREGATE)) == Counter(
+        {ItemStatus.FAILED: 1, ItemStatus.PROCESSING: 1}
+    )
     qtmodeltester.check(model)
+    # The folder item going takes every row with it.
     model.apply_items([])
     assert model.rowCount() == 0
     qtmodeltester.check(model)

@@ -144,18 +144,36 @@ def folder_status(counts: Counter[ItemStatus]) -> ItemStatus:
 
 @dataclass(eq=False)
 class _Tally:
-    """What a container's files add up to."""
+    """What a container's files add up to, kept up to date file by file: a big import
+    changes a few files per catalog read, and adding up thousands every time would stall
+    the window."""
 
     counts: Counter[ItemStatus] = field(default_factory=Counter)
     chunks: int = 0
     size: int = 0
     updated: float = 0.0
+    # the newest file went: `updated` must be found again from the files that are left
+    stale: bool = False
 
     def add(self, item: Item) -> None:
         self.counts[item.status] += 1
         self.chunks += item.chunk_count
         self.size += item.size or 0
         self.updated = max(self.updated, item.updated_at)
+
+    def take(self, item: Item) -> None:
+        self.counts[item.status] -= 1
+        self.chunks -= item.chunk_count
+        self.size -= item.size or 0
+        if item.updated_at >= self.updated:
+            self.stale = True
+
+    def replace(self, old: Item, new: Item) -> None:
+        stale = self.stale
+        self.take(old)
+        # A file changed later than it was: the newest time is still known.
+        self.stale = stale or new.updated_at < old.updated_at
+        self.add(new)
 
 
 @dataclass(eq=False)
@@ -192,6 +210,8 @@ class ItemTreeModel(QStandardItemModel):
         self._rows: dict[str, _Row] = {}
         # item id -> (phase, percent) reported by the runtime since the last catalog read
         self._live: dict[str, tuple[str, float]] = {}
+        # rows whose sums changed since they were last written to their cells
+        self._dirty: set[_Row | _Folder] = set()
         self._locale = QLocale()
         self._set_headers()
 
@@ -201,6 +221,7 @@ class ItemTreeModel(QStandardItemModel):
         self.removeRows(0, self.rowCount())
         self._rows.clear()
         self._live.clear()
+        self._dirty.clear()
 
     def apply_items(
         self, items: list[Item], *, max_inserts: int | None = None
@@ -210,13 +231,12 @@ class ItemTreeModel(QStandardItemModel):
         `max_inserts` (call again with the same list to add them: a big import is shown in
         slices so the window stays responsive)."""
         wanted = {item.id: item for item in items}
-        removed = self._remove_missing(wanted)
+        self._remove_missing(wanted)
         changes = self._update_existing(wanted)
         fresh = [i for i in items if i.id not in self._rows]
         batch = fresh if max_inserts is None else self._first_insertable(fresh, max_inserts)
         changes.extend(self._insert_new(batch))
-        if removed or changes:
-            self._refresh_aggregates()
+        self._write_sums()
         return changes, len(batch) < len(fresh)
 
     def set_progress(self, item_id: str, phase: str, percent: float) -> None:
@@ -389,7 +409,7 @@ class ItemTreeModel(QStandardItemModel):
 
     # -- diffing ---------------------------------------------------------------------------
 
-    def _remove_missing(self, wanted: dict[str, Item]) -> bool:
+    def _remove_missing(self, wanted: dict[str, Item]) -> None:
         gone = [row for item_id, row in self._rows.items() if item_id not in wanted]
         for row in gone:
             if row.item.id not in self._rows:
@@ -399,7 +419,6 @@ class ItemTreeModel(QStandardItemModel):
             self._forget(row)
             holder.removeRow(name.row())
             self._prune(row.parent)
-        return bool(gone)
 
     def _forget(self, row: _Row) -> None:
         for kid in list(row.kids):
@@ -408,6 +427,8 @@ class ItemTreeModel(QStandardItemModel):
                 self._forget(child)
         self._rows.pop(row.item.id, None)
         self._live.pop(row.item.id, None)
+        for node in self._above(row):
+            node.tally.take(row.item)
         parent = self._rows.get(row.item.parent_id) if row.item.parent_id else None
         if parent is not None:
             parent.kids.discard(row.item.id)
@@ -432,6 +453,8 @@ class ItemTreeModel(QStandardItemModel):
             if new.status is not old.status or new.status not in RUNNING_STATUSES:
                 self._live.pop(item_id, None)  # the catalog has newer news than the runtime
             changes.append((old, new))
+            for node in self._above(row):
+                node.tally.replace(old, new)
             self._fill(row)
         return changes
 
@@ -473,6 +496,8 @@ class ItemTreeModel(QStandardItemModel):
                 self._fill(row, fresh=True)
                 holder = row.parent.cells[Column.NAME] if row.parent else self.invisibleRootItem()
                 holder.appendRow(row.cells)
+                for node in self._above(row):
+                    node.tally.add(item)
                 added.append((None, item))
             pending = later
         return added
@@ -501,40 +526,51 @@ class ItemTreeModel(QStandardItemModel):
             owner.folders[parts] = folder
         return folder
 
-    def _refresh_aggregates(self) -> None:
-        """Add up every container's files, and repaint the containers whose sums changed."""
-        tallies: dict[_Node, _Tally] = {}
-        for row in self._rows.values():
-            if row.item.type in CONTAINERS:
-                continue
-            node = row.parent
-            while node is not None:
-                tally = tallies.get(node)
-                if tally is None:
-                    tally = tallies[node] = _Tally()
-                tally.add(row.item)
-                node = node.parent
-        for row in self._rows.values():
-            if row.item.type not in CONTAINERS:
-                continue
-            fresh = tallies.get(row) or _Tally()
-            if _differs(row.tally, fresh):
-                row.tally = fresh
-                self._fill(row)
-            for folder in row.folders.values():
-                fresh = tallies.get(folder) or _Tally()
-                if _differs(folder.tally, fresh):
-                    folder.tally = fresh
-                    self._fill_folder(folder)
+    def _above(self, row: _Row) -> list[_Node]:
+        """The rows whose sums a file counts in (none for containers); marked for writing."""
+        if row.item.type in CONTAINERS:
+            return []
+        nodes: list[_Node] = []
+        node = row.parent
+        while node is not None:
+            nodes.append(node)
+            node = node.parent
+        self._dirty.update(nodes)
+        return nodes
 
+    def _write_sums(self) -> None:
+        """Show the changed sums of folders and sitemaps (rows removed meanwhile are skipped)."""
+        dirty, self._dirty = self._dirty, set()
+        for node in dirty:
+            if isinstance(node, _Row):
+                if self._rows.get(node.item.id) is node:
+                    self._fresh_time(node)
+                    self._fill(node)
+            elif node.owner.folders.get(node.parts) is node and node.owner.item.id in self._rows:
+                self._fresh_time(node)
+                self._fill_folder(node)
 
-def _differs(old: _Tally, new: _Tally) -> bool:
-    return (old.counts, old.chunks, old.size, old.updated) != (
-        new.counts,
-        new.chunks,
-        new.size,
-        new.updated,
-    )
+    def _fresh_time(self, node: _Node) -> None:
+        """Find the newest file time again after the newest file went."""
+        tally = node.tally
+        if tally.stale:
+            tally.stale = False
+            times = [item.updated_at for item in self._files_under(node)]
+            tally.updated = max(times, default=0.0)
+
+    def _files_under(self, node: _Node) -> list[Item]:
+        found: list[Item] = []
+        pending = [node.cells[Column.NAME]]
+        while pending:
+            cell = pending.pop()
+            for r in range(cell.rowCount()):
+                kid = cell.child(r, 0)
+                row = self._rows.get(str(kid.data(Role.ITEM_ID) or ""))
+                if row is None or row.item.type in CONTAINERS:
+                    pending.append(kid)
+                else:
+                    found.append(row.item)
+        return found
 
 
 def _plain(counts: Counter[ItemStatus]) -> dict[str, int]:
