@@ -275,6 +275,17 @@ Create a knowledge base, then drop documents onto it.</source>
     </message>
 </context>
 <context>
+    <name>FilePicking</name>
+    <message>
+        <source>Documents ({0})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>ItemTreeModel</name>
     <message>
         <source>Preparing</source>
@@ -449,22 +460,6 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
     </message>
     <message>
         <source>Only notes can be edited here. Files are renamed on disk, then reindexed.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Could not open {0}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No application is set up to open it. It is at {0}</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Documents ({0})</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>All files (*)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -700,6 +695,14 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
 </context>
 <context>
     <name>OpenFailedDialog</name>
+    <message>
+        <source>Could not open {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No application is set up to open it. It is at {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
     <message>
         <source>Could not open</source>
         <translation type="unfinished"></translation>

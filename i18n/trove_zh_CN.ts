@@ -272,6 +272,17 @@ Create a knowledge base, then drop documents onto it.</source>
     </message>
 </context>
 <context>
+    <name>FilePicking</name>
+    <message>
+        <source>Documents ({0})</source>
+        <translation>文档 ({0})</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
+    </message>
+</context>
+<context>
     <name>ItemTreeModel</name>
     <message>
         <source>Preparing</source>
@@ -447,22 +458,6 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
     <message>
         <source>Only notes can be edited here. Files are renamed on disk, then reindexed.</source>
         <translation>这里只能编辑笔记。文件请在磁盘上重命名，然后重新索引。</translation>
-    </message>
-    <message>
-        <source>Could not open {0}</source>
-        <translation>无法打开 {0}</translation>
-    </message>
-    <message>
-        <source>No application is set up to open it. It is at {0}</source>
-        <translation>没有可打开它的应用程序。它位于 {0}</translation>
-    </message>
-    <message>
-        <source>Documents ({0})</source>
-        <translation>文档 ({0})</translation>
-    </message>
-    <message>
-        <source>All files (*)</source>
-        <translation>所有文件 (*)</translation>
     </message>
     <message>
         <source>This knowledge base needs to be restored: {0}</source>
@@ -696,6 +691,14 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
 </context>
 <context>
     <name>OpenFailedDialog</name>
+    <message>
+        <source>Could not open {0}</source>
+        <translation>无法打开 {0}</translation>
+    </message>
+    <message>
+        <source>No application is set up to open it. It is at {0}</source>
+        <translation>没有可打开它的应用程序。它位于 {0}</translation>
+    </message>
     <message>
         <source>Could not open</source>
         <translation>无法打开</translation>

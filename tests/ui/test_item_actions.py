@@ -27,9 +27,9 @@ from pytestqt.qtbot import QtBot
 from app.knowledge.types import ErrorCode, Item, ItemStatus, SearchMode, TroveError
 from app.ui.context import UiContext
 from app.ui.items.add_dialogs import NoteDialog
+from app.ui.items.file_picking import LAST_FOLDER_SETTING
 from app.ui.items.item_view import ItemTreeView
-from app.ui.items.items_panel import LAST_FOLDER_SETTING
-from app.ui.items.open_failed import OpenFailedDialog
+from app.ui.items.opening import OpenFailedDialog
 from app.ui.main_window import MainWindow
 
 

@@ -6,20 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import shiboken6
-from PySide6.QtCore import (
-    QModelIndex,
-    QPoint,
-    QSortFilterProxyModel,
-    QStandardPaths,
-    Qt,
-    QUrl,
-    Signal,
-    Slot,
-)
-from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
+from PySide6.QtCore import QModelIndex, QPoint, QSortFilterProxyModel, Qt, QUrl, Signal, Slot
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
-    QFileDialog,
     QFrame,
     QHBoxLayout,
     QHeaderView,
@@ -38,21 +27,18 @@ from app.ui.context import UiContext
 from app.ui.items.add_dialogs import NoteDialog, UrlDialog
 from app.ui.items.add_flow import AddFlow
 from app.ui.items.chunks_dialog import ChunksDialog
+from app.ui.items.file_picking import pick_files, pick_folder
 from app.ui.items.item_feed import ItemFeed
 from app.ui.items.item_model import Column, ItemTreeModel, Role
 from app.ui.items.item_names import display_name
 from app.ui.items.item_view import ItemTreeView
-from app.ui.items.open_failed import OpenFailedDialog, containing_folder, where
+from app.ui.items.note_editing import NoteEditor
+from app.ui.items.opening import containing_folder, open_or_explain
 from app.ui.items.status_delegate import StatusDelegate
-from app.ui.notifications import Level
 from app.ui.questions import ask_yes_no
 
-# the folder the file dialogs opened last (files were added from it)
-LAST_FOLDER_SETTING = "items/lastFolder"
 # how long a status-bar hint stays
 HINT_MS = 5000
-# formats offered first in the file dialog's filter; the rest follow in order
-_COMMON_EXTENSIONS = (".md", ".txt", ".pdf", ".docx", ".pptx", ".xlsx", ".epub", ".html")
 
 
 class ItemsPanel(QWidget):
@@ -80,6 +66,7 @@ class ItemsPanel(QWidget):
         self.view.sortByColumn(Column.NAME, Qt.SortOrder.AscendingOrder)
         self.feed = ItemFeed(ctx, self.model, self)
         self.adder = AddFlow(ctx, self)
+        self.note_editor = NoteEditor(ctx, self)
         # Tests answer confirmations without a modal box.
         self.confirm: Callable[[str, str], bool] = self._confirm
         self._filter = QLineEdit(self)
@@ -221,6 +208,7 @@ class ItemsPanel(QWidget):
         self.feed.refreshed.connect(self._on_selection_changed)
         self.feed.itemFailed.connect(self._on_item_failed)
         self.adder.finished.connect(self._on_added)
+        self.note_editor.saved.connect(self._on_queued)
         self._filter.textChanged.connect(self.proxy.setFilterFixedString)
         self._restore_button.clicked.connect(self._on_restore_base)
         self.add_files_action.triggered.connect(self._on_add_files)
@@ -307,18 +295,12 @@ class ItemsPanel(QWidget):
 
     @Slot()
     def _on_add_files(self) -> None:
-        paths, _ = QFileDialog.getOpenFileNames(
-            self, self.tr("Add files"), self._start_folder(), self._file_filters()
-        )
-        if paths:
-            self._remember_folder(str(Path(paths[0]).parent))
-        self.add_paths(paths)
+        self.add_paths(pick_files(self, self._ctx, self.tr("Add files")))
 
     @Slot()
     def _on_add_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, self.tr("Add folder"), self._start_folder())
+        folder = pick_folder(self, self._ctx, self.tr("Add folder"))
         if folder:
-            self._remember_folder(str(Path(folder).parent))
             self.add_paths([folder])
 
     @Slot()
@@ -374,43 +356,12 @@ class ItemsPanel(QWidget):
     @Slot()
     def _on_edit_note(self) -> None:
         item = self.single_item()
-        base = self._base
-        if base is None or item is None or item.type is not ItemType.NOTE:
+        if self._base is None or item is None or item.type is not ItemType.NOTE:
             self._on_edit_key_unused()
-            return
-        if item.status in RUNNING_STATUSES:
+        elif item.status in RUNNING_STATUSES:
             self._hint(self.tr("This note is still being indexed; edit it once it has finished."))
-            return
-        dialog = NoteDialog(self, editing=True)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.set_note(item.title, item.source)
-        dialog.saveRequested.connect(
-            lambda title, text: self._save_note(dialog, base.id, item, title, text)
-        )
-        dialog.open()
-
-    def _save_note(
-        self, dialog: NoteDialog, base_id: str, item: Item, title: str, text: str
-    ) -> None:
-        if (title, text) == (item.title, item.source):
-            dialog.accept()  # nothing changed: nothing to index again
-            return
-
-        def saved(updated: Item) -> None:
-            self._on_queued(updated)
-            if shiboken6.isValid(dialog):
-                dialog.accept()
-
-        def refused(exc: BaseException) -> None:
-            if shiboken6.isValid(dialog):
-                headline, detail = errors.describe(exc)
-                dialog.show_error(f"{headline}: {detail}")
-            else:
-                self._on_failed(exc)
-
-        self._ctx.tasks.run(
-            lambda: self._ctx.service.update_note(base_id, item.id, title, text), saved, refused
-        )
+        else:
+            self.note_editor.edit(item)
 
     @Slot()
     def _on_edit_key_unused(self) -> None:
@@ -422,14 +373,16 @@ class ItemsPanel(QWidget):
     def _on_open_original(self) -> None:
         item = self.single_item()
         if item is not None:
-            self._open(item, self._original_url(item), offer_folder=True)
+            url = self._original_url(item)
+            open_or_explain(url, display_name(item), self._ctx.notifier, self, offer_folder=True)
 
     @Slot()
     def _on_show_in_folder(self) -> None:
         item = self.single_item()
         if item is not None:
             folder = containing_folder(Path(self._original_url(item).toLocalFile()))
-            self._open(item, QUrl.fromLocalFile(str(folder)), offer_folder=False)
+            url = QUrl.fromLocalFile(str(folder))
+            open_or_explain(url, display_name(item), self._ctx.notifier, self, offer_folder=False)
 
     @Slot()
     def _on_view_chunks(self) -> None:
@@ -475,42 +428,11 @@ class ItemsPanel(QWidget):
             return QUrl.fromLocalFile(str(copy))
         return QUrl.fromLocalFile(item.source)
 
-    def _open(self, item: Item, url: QUrl, *, offer_folder: bool) -> None:
-        """Open with the desktop's application; when there is none, say so and offer the path."""
-        if QDesktopServices.openUrl(url):
-            return
-        name = display_name(item)
-        self._ctx.notifier.notify(
-            self.tr("Could not open {0}").format(name),
-            self.tr("No application is set up to open it. It is at {0}").format(where(url)),
-            Level.WARNING,
-        )
-        OpenFailedDialog(name, url, self, offer_folder=offer_folder).show()
-
     def _hint(self, text: str) -> None:
         """A short hint in the window's status bar."""
         window = self.window()
         if isinstance(window, QMainWindow):
             window.statusBar().showMessage(text, HINT_MS)
-
-    def _start_folder(self) -> str:
-        """Where the file dialogs open: the folder used last, else the Documents folder."""
-        last = str(self._ctx.settings.value(LAST_FOLDER_SETTING, "") or "")
-        if last and Path(last).is_dir():
-            return last
-        documents = QStandardPaths.StandardLocation.DocumentsLocation
-        return QStandardPaths.writableLocation(documents) or str(Path.home())
-
-    def _remember_folder(self, folder: str) -> None:
-        self._ctx.settings.setValue(LAST_FOLDER_SETTING, folder)
-
-    def _file_filters(self) -> str:
-        """The file dialog's filters: the formats Trove reads, then every file."""
-        supported = self._ctx.service.supported_extensions()
-        first = [e for e in _COMMON_EXTENSIONS if e in supported]
-        order = first + sorted(supported - set(first))
-        patterns = " ".join(f"*{extension}" for extension in order)
-        return ";;".join([self.tr("Documents ({0})").format(patterns), self.tr("All files (*)")])
 
     def _update_banner(self) -> None:
         base = self._base

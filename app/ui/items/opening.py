@@ -1,12 +1,15 @@
-"""When the desktop cannot open an original (no launcher such as xdg-open, no application
-for the type): a small non-modal dialog with the path to select or copy, and the folder to
-try instead."""
+"""Opening originals with the desktop's applications.
+
+When the desktop cannot open one (no launcher such as xdg-open, no application for the
+type), `QDesktopServices.openUrl` only returns False: the person is told in a notice, and a
+small non-modal dialog shows the path to select or copy, and the folder to try instead.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QUrl, Slot
+from PySide6.QtCore import QCoreApplication, Qt, QUrl, Slot
 from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import (
     QDialog,
@@ -18,6 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ui.notifications import Level, Notifier
+
 
 def containing_folder(path: Path) -> Path:
     """The folder a person would look in: the folder itself, or the file's folder."""
@@ -27,6 +32,24 @@ def containing_folder(path: Path) -> Path:
 def where(url: QUrl) -> str:
     """What to show and copy: a local path, else the address."""
     return url.toLocalFile() if url.isLocalFile() else url.toString()
+
+
+def open_or_explain(
+    url: QUrl, name: str, notifier: Notifier, parent: QWidget, *, offer_folder: bool
+) -> bool:
+    """Open `url` (the original of the item called `name`); False when the desktop could not,
+    after saying so and showing the path."""
+    if QDesktopServices.openUrl(url):
+        return True
+    notifier.notify(
+        QCoreApplication.translate("OpenFailedDialog", "Could not open {0}").format(name),
+        QCoreApplication.translate(
+            "OpenFailedDialog", "No application is set up to open it. It is at {0}"
+        ).format(where(url)),
+        Level.WARNING,
+    )
+    OpenFailedDialog(name, url, parent, offer_folder=offer_folder).show()
+    return False
 
 
 class OpenFailedDialog(QDialog):
