@@ -153,7 +153,9 @@ def test_natural_key_orders_numbers_by_value_and_ignores_case() -> None:
     assert natural_key("doc-030") != natural_key("doc-30")
 
 
-def test_names_sort_naturally_and_stay_put_while_items_complete(panel: ItemsPanel) -> None:
+def test_names_sort_naturally_and_stay_put_while_items_complete(
+    panel: ItemsPanel, qtmodeltester: ModelTester
+) -> None:
     files = [item(f"id{n}", f"{ROOT}/doc-{n}.md") for n in (89, 9, 10, 1, 100)]
     files.append(item("upper", f"{ROOT}/Doc-2.md"))
     files.append(item("dir", f"{ROOT}/zebra", kind=ItemType.DIRECTORY))
@@ -168,6 +170,7 @@ def test_names_sort_naturally_and_stay_put_while_items_complete(panel: ItemsPane
         assert names(panel.proxy) == expected
     panel.view.sortByColumn(Column.NAME, Qt.SortOrder.DescendingOrder)
     assert names(panel.proxy) == expected[::-1]
+    qtmodeltester.check(panel.proxy)
 
 
 # -- filter ------------------------------------------------------------------------------------
@@ -193,7 +196,9 @@ def test_the_filter_matches_names_and_titles(qtbot: QtBot, panel: ItemsPanel) ->
     assert shown("") == ["doc-030.md", "kelp.txt", "Sea otters"]
 
 
-def test_the_filter_finds_files_deep_in_folders(qtbot: QtBot, panel: ItemsPanel) -> None:
+def test_the_filter_finds_files_deep_in_folders(
+    qtbot: QtBot, panel: ItemsPanel, qtmodeltester: ModelTester
+) -> None:
     root = item("r", ROOT, kind=ItemType.DIRECTORY)
     deep = item("c", f"{ROOT}/a/b/needle.md", parent="r")
     near = item("x", f"{ROOT}/a/hay.md", parent="r")
@@ -202,6 +207,7 @@ def test_the_filter_finds_files_deep_in_folders(qtbot: QtBot, panel: ItemsPanel)
     assert box is not None
     qtbot.keyClicks(box, "needle")
     proxy = panel.proxy
+    qtmodeltester.check(proxy)
     top = child(proxy, QModelIndex(), "docs")
     a = child(proxy, top, "a")
     assert names(proxy, a) == ["b"]  # hay.md is filtered out
