@@ -492,6 +492,9 @@ class ItemTreeModel(QStandardItemModel):
                 row = _Row(item, self._new_cells())
                 row.cells[Column.NAME].setData(item.id, Role.ITEM_ID)
                 row.parent = self._holder_of(item)
+                parent = self._rows.get(item.parent_id) if item.parent_id else None
+                if parent is not None:
+                    parent.kids.add(item.id)
                 self._rows[item.id] = row
                 self._fill(row, fresh=True)
                 holder = row.parent.cells[Column.NAME] if row.parent else self.invisibleRootItem()
@@ -507,7 +510,6 @@ class ItemTreeModel(QStandardItemModel):
         parent = self._rows.get(item.parent_id) if item.parent_id else None
         if parent is None:
             return None
-        parent.kids.add(item.id)
         if parent.item.type is not ItemType.DIRECTORY:
             return parent
         node: _Node = parent
