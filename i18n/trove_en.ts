@@ -268,6 +268,60 @@ Create a knowledge base, then drop documents onto it.</source>
     </message>
 </context>
 <context>
+    <name>FileFormats</name>
+    <message>
+        <source>Markdown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Word</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>PowerPoint</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Excel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>JSON Lines</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Configuration</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Template</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>FilePicking</name>
+    <message>
+        <source>Documents ({0})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>ItemTreeModel</name>
     <message>
         <source>Preparing</source>
@@ -353,10 +407,6 @@ Create a knowledge base, then drop documents onto it.</source>
 <context>
     <name>ItemsPanel</name>
     <message>
-        <source>Filter by name</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Drop files, folders or web links here, or use the Add buttons.
 Trove reads them, splits them into chunks and indexes them for search.</source>
         <translation type="unfinished"></translation>
@@ -398,6 +448,10 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Edit note…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Open original</source>
         <translation type="unfinished"></translation>
     </message>
@@ -423,6 +477,14 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
     </message>
     <message>
         <source>Add folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This note is still being indexed; edit it once it has finished.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Only notes can be edited here. Files are renamed on disk, then reindexed.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -468,6 +530,10 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
     </message>
     <message>
         <source>Delete items</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Filter by name or title</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -715,11 +781,50 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Edit note</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Title</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Write the note here (Markdown is fine)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>OpenFailedDialog</name>
+    <message>
+        <source>Could not open {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No application is set up to open it. It is at {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No application on this computer opened “{0}”. Copy its location, or open its folder and open it from there.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy path</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show in folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copied to the clipboard.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The folder could not be opened either: {0}</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -262,6 +262,60 @@ Create a knowledge base, then drop documents onto it.</source>
     </message>
 </context>
 <context>
+    <name>FileFormats</name>
+    <message>
+        <source>Markdown</source>
+        <translation>Markdown</translation>
+    </message>
+    <message>
+        <source>Text</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <source>Word</source>
+        <translation>Word 文档</translation>
+    </message>
+    <message>
+        <source>PowerPoint</source>
+        <translation>PowerPoint 演示文稿</translation>
+    </message>
+    <message>
+        <source>Excel</source>
+        <translation>Excel 表格</translation>
+    </message>
+    <message>
+        <source>JSON Lines</source>
+        <translation>JSON Lines</translation>
+    </message>
+    <message>
+        <source>Configuration</source>
+        <translation>配置文件</translation>
+    </message>
+    <message>
+        <source>Template</source>
+        <translation>模板</translation>
+    </message>
+    <message>
+        <source>{0} file</source>
+        <translation>{0} 文件</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+</context>
+<context>
+    <name>FilePicking</name>
+    <message>
+        <source>Documents ({0})</source>
+        <translation>文档 ({0})</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
+    </message>
+</context>
+<context>
     <name>ItemTreeModel</name>
     <message>
         <source>Preparing</source>
@@ -347,10 +401,6 @@ Create a knowledge base, then drop documents onto it.</source>
 <context>
     <name>ItemsPanel</name>
     <message>
-        <source>Filter by name</source>
-        <translation>按名称筛选</translation>
-    </message>
-    <message>
         <source>Drop files, folders or web links here, or use the Add buttons.
 Trove reads them, splits them into chunks and indexes them for search.</source>
         <translation>把文件、文件夹或网页链接拖到这里，或使用“添加”按钮。
@@ -393,6 +443,10 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
         <translation>撤销删除</translation>
     </message>
     <message>
+        <source>Edit note…</source>
+        <translation>编辑笔记…</translation>
+    </message>
+    <message>
         <source>Open original</source>
         <translation>打开原件</translation>
     </message>
@@ -419,6 +473,14 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
     <message>
         <source>Add folder</source>
         <translation>添加文件夹</translation>
+    </message>
+    <message>
+        <source>This note is still being indexed; edit it once it has finished.</source>
+        <translation>这条笔记仍在索引中，请在完成后再编辑。</translation>
+    </message>
+    <message>
+        <source>Only notes can be edited here. Files are renamed on disk, then reindexed.</source>
+        <translation>这里只能编辑笔记。文件请在磁盘上重命名，然后重新索引。</translation>
     </message>
     <message>
         <source>Delete “{0}” from “{1}”?</source>
@@ -461,6 +523,10 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
     <message>
         <source>Delete items</source>
         <translation>删除条目</translation>
+    </message>
+    <message>
+        <source>Filter by name or title</source>
+        <translation>按名称或标题筛选</translation>
     </message>
     <message>
         <source>Deleted “{0}”</source>
@@ -705,12 +771,51 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
         <translation>新建笔记</translation>
     </message>
     <message>
+        <source>Edit note</source>
+        <translation>编辑笔记</translation>
+    </message>
+    <message>
         <source>Title</source>
         <translation>标题</translation>
     </message>
     <message>
         <source>Write the note here (Markdown is fine)</source>
         <translation>在这里写笔记（支持 Markdown）</translation>
+    </message>
+</context>
+<context>
+    <name>OpenFailedDialog</name>
+    <message>
+        <source>Could not open {0}</source>
+        <translation>无法打开 {0}</translation>
+    </message>
+    <message>
+        <source>No application is set up to open it. It is at {0}</source>
+        <translation>没有可打开它的应用程序。它位于 {0}</translation>
+    </message>
+    <message>
+        <source>Could not open</source>
+        <translation>无法打开</translation>
+    </message>
+    <message>
+        <source>No application on this computer opened “{0}”. Copy its location, or open its folder and open it from there.</source>
+        <translation>这台电脑上没有应用程序能打开“{0}”。可以复制它的位置，或打开所在文件夹后从那里打开。</translation>
+    </message>
+    <message>
+        <source>Copy path</source>
+        <translation>复制路径</translation>
+    </message>
+    <message>
+        <source>Show in folder</source>
+        <translation>在文件夹中显示</translation>
+    </message>
+    <message>
+        <source>Copied to the clipboard.</source>
+        <translation>已复制到剪贴板。</translation>
+    </message>
+    <message>
+        <source>The folder could not be opened either: {0}</source>
+        <translation>文件夹也无法打开：{0}</translation>
     </message>
 </context>
 <context>

@@ -143,10 +143,51 @@ def add_urls(
 def add_note(parts: EngineParts, base_id: str, title: str, text: str) -> Item:
     """A note written in the app; its text is snapshotted under raw/notes/."""
     _require_usable_base(parts, base_id)
-    title = " ".join(title.split()) or "Untitled note"
+    title = _note_title(title)
     with parts.mutex.lock(base_id):
         (item,) = create_items(parts, base_id, ItemType.NOTE, [(text, f"notes/{title}.md", title)])
     return item
+
+
+def update_note(parts: EngineParts, base_id: str, item_id: str, title: str, text: str) -> Item:
+    """Give a settled note a new title and text, and index it again.
+
+    The text becomes the note's source (what reindex snapshots); the material keeps its
+    path under raw/notes/, so the note's Concept ID stays valid for agents that kept it.
+    """
+    _require_usable_base(parts, base_id)
+    if not text.strip():
+        raise TroveError(ErrorCode.INVALID_ARGUMENT, "a note needs some text")
+    title = _note_title(title)
+    # One transaction from the status check to the queued job: a delete or reindex in
+    # another process either sees the note busy or has not started.
+    with parts.mutex.lock(base_id), parts.catalog.transaction():
+        (note,) = _selected(parts.catalog, base_id, [item_id])
+        _require_editable_note(note)
+        parts.catalog.update_item(note.id, source=text, title=title)
+        parts.catalog.set_item_status(note.id, ItemStatus.PROCESSING)
+        queue_reindexes(parts, [note.id], base_id)
+        return parts.catalog.require_item(note.id)
+
+
+def _note_title(title: str) -> str:
+    return " ".join(title.split()) or "Untitled note"
+
+
+def _require_editable_note(item: Item) -> None:
+    if item.type is not ItemType.NOTE:
+        raise TroveError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"only notes can be edited; {item.title!r} is a {item.type} "
+            "(change the original and reindex it instead)",
+        )
+    if item.status is ItemStatus.DELETING:
+        raise TroveError(ErrorCode.INVALID_ARGUMENT, f"the note {item.title!r} is being deleted")
+    if item.status not in SETTLED_STATUSES:
+        raise TroveError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"the note {item.title!r} is still being indexed; edit it once it has finished",
+        )
 
 
 def _admit(

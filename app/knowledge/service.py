@@ -27,6 +27,7 @@ from app.knowledge.jobs.job_queue import JobQueue
 from app.knowledge.jobs.reader_pool import shared_pool
 from app.knowledge.locks import KeyedMutex
 from app.knowledge.material_paths import CONTAINER_TYPES
+from app.knowledge.pipeline.readers.registry import SUPPORTED_EXTENSIONS
 from app.knowledge.pipeline.store.index_store import (
     CORRUPTION_ERRORS,
     IndexStore,
@@ -210,6 +211,11 @@ class KnowledgeService:
         store = self._store_if_exists(base)
         return store.item_chunks(item_id) if store is not None else []
 
+    @staticmethod
+    def supported_extensions() -> frozenset[str]:
+        """The file name extensions Trove can read (".md", ".pdf", ...), lower case."""
+        return SUPPORTED_EXTENSIONS
+
     def material_file(self, base_id: str, relative_path: str) -> Path:
         """The file of a material under raw/; raises UnsafePathError for anything outside it."""
         return path_safety.resolve_below(self.layout.raw_dir(base_id), relative_path)
@@ -244,6 +250,12 @@ class KnowledgeService:
     def add_note(self, base_id: str, title: str, text: str) -> Item:
         self._require_writable()
         return ingestion.add_note(self.parts, base_id, title, text)
+
+    def update_note(self, base_id: str, item_id: str, title: str, text: str) -> Item:
+        """Replace a settled note's title and text and index it again (refused while it is
+        being indexed or deleted)."""
+        self._require_writable()
+        return ingestion.update_note(self.parts, base_id, item_id, title, text)
 
     def delete_items(self, base_id: str, item_ids: Sequence[str] | None = None) -> list[str]:
         """Mark items (all when None) deleting and queue their removal."""

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from PySide6.QtCore import Slot
+from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
+    QPushButton,
     QVBoxLayout,
     QWidget,
 )
@@ -85,31 +86,45 @@ class UrlDialog(QDialog):
 
 
 class NoteDialog(QDialog):
-    """Writes a note: a title and Markdown text, indexed like a file."""
+    """Writes a note: a title and Markdown text, indexed like a file.
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    Editing an existing note (`editing=True`) keeps the dialog open while the change is
+    saved: Save emits `saveRequested`, and the owner closes it (`accept`) once the engine
+    took the change, or shows why not (`show_error`) so nothing typed is lost.
+    """
+
+    saveRequested = Signal(str, str)  # title, text
+
+    def __init__(self, parent: QWidget | None = None, *, editing: bool = False) -> None:
         super().__init__(parent)
         self.setObjectName("noteDialog")
-        self.setWindowTitle(self.tr("New note"))
+        self._editing = editing
+        self.setWindowTitle(self.tr("Edit note") if editing else self.tr("New note"))
         self._title = QLineEdit(self)
         self._title.setObjectName("noteTitle")
         self._title.setPlaceholderText(self.tr("Title"))
         self._text = QPlainTextEdit(self)
         self._text.setObjectName("noteText")
         self._text.setPlaceholderText(self.tr("Write the note here (Markdown is fine)"))
+        self._error = QLabel(self)
+        self._error.setObjectName("noteError")
+        self._error.setStyleSheet("color: #d64545")
+        self._error.setWordWrap(True)
+        self._error.hide()
         self._buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self
         )
         layout = QVBoxLayout(self)
         layout.addWidget(self._title)
         layout.addWidget(self._text, 1)
+        layout.addWidget(self._error)
         layout.addWidget(self._buttons)
         self.resize(640, 480)
         self._connect_signals()
         self._on_text_changed()
 
     def _connect_signals(self) -> None:
-        self._buttons.accepted.connect(self.accept)
+        self._buttons.accepted.connect(self._on_save)
         self._buttons.rejected.connect(self.reject)
         self._text.textChanged.connect(self._on_text_changed)
 
@@ -123,7 +138,29 @@ class NoteDialog(QDialog):
         self._title.setText(title)
         self._text.setPlainText(text)
 
+    def set_busy(self, busy: bool) -> None:
+        """While a change is being saved: no second Save, no edits that would be dropped."""
+        self._title.setReadOnly(busy)
+        self._text.setReadOnly(busy)
+        self._save_button().setEnabled(not busy and bool(self._text.toPlainText().strip()))
+
+    def show_error(self, text: str) -> None:
+        self.set_busy(False)
+        self._error.setText(text)
+        self._error.show()
+
+    def _save_button(self) -> QPushButton:
+        return self._buttons.button(QDialogButtonBox.StandardButton.Save)
+
+    @Slot()
+    def _on_save(self) -> None:
+        if not self._editing:
+            self.accept()
+            return
+        self._error.hide()
+        self.set_busy(True)
+        self.saveRequested.emit(self.title(), self.text())
+
     @Slot()
     def _on_text_changed(self) -> None:
-        save = self._buttons.button(QDialogButtonBox.StandardButton.Save)
-        save.setEnabled(bool(self._text.toPlainText().strip()))
+        self._save_button().setEnabled(bool(self._text.toPlainText().strip()))

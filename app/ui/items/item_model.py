@@ -4,6 +4,10 @@ The model never reads the catalog itself: the owner hands it complete item lists
 (`apply_items`) and live progress (`set_progress`), and it works out which rows were
 inserted, removed or changed, so only those rows are repainted.
 
+A folder item keeps its folders: its files sit under folder rows made from their paths
+(`a/b/c.md` under `a`, then `b`). Those rows have no catalog item of their own; like
+folder items, they show how their files are doing (status, "12/40", chunks, size).
+
 It keeps the cells in a QStandardItemModel on purpose. A Python QAbstractItemModel answers
 every role of every visible cell through a Python call (about 1,200 per paint of the tree);
 while worker threads index documents each of those calls waits for the GIL, and painting
@@ -18,6 +22,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import IntEnum
+from pathlib import PurePath
 
 from PySide6.QtCore import (
     QCoreApplication,
@@ -32,6 +37,8 @@ from PySide6.QtGui import QStandardItem, QStandardItemModel
 
 from app.knowledge.types import RUNNING_STATUSES, Item, ItemStatus, ItemType
 from app.ui import errors
+from app.ui.items.file_formats import file_format
+from app.ui.items.item_names import display_name, folder_parts, secondary_text, sort_key
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -56,8 +63,12 @@ class Role(IntEnum):
     # Counter of the children's statuses, for directories and sitemaps
     AGGREGATE = Qt.ItemDataRole.UserRole + 5
     ITEM_ID = Qt.ItemDataRole.UserRole + 6
-    # a value that sorts naturally (numbers for sizes and counts)
+    # a value that sorts naturally (numbers for sizes and counts, natural order for names)
     SORT = Qt.ItemDataRole.UserRole + 7
+    # what the filter box matches: the name and the title found inside
+    FILTER = Qt.ItemDataRole.UserRole + 8
+    # on a folder row made from paths: "<folder item id>/<path>" (it has no ITEM_ID)
+    FOLDER = Qt.ItemDataRole.UserRole + 9
 
 
 CONTAINERS = frozenset({ItemType.DIRECTORY, ItemType.SITEMAP})
@@ -118,11 +129,79 @@ def header_label(column: Column) -> str:
     return labels[column]
 
 
+def folder_status(counts: Counter[ItemStatus]) -> ItemStatus:
+    """What a folder row shows for its files, as a folder item does (working while any is,
+    failed when all failed); deleting when only files on their way out are left."""
+    live = {s for s, n in counts.items() if n > 0 and s is not ItemStatus.DELETING}
+    if not live:
+        return ItemStatus.DELETING if counts[ItemStatus.DELETING] else ItemStatus.COMPLETED
+    if live & RUNNING_STATUSES:
+        return ItemStatus.PROCESSING
+    if live == {ItemStatus.FAILED}:
+        return ItemStatus.FAILED
+    return ItemStatus.COMPLETED
+
+
+@dataclass(eq=False)
+class _Tally:
+    """What a container's files add up to, kept up to date file by file: a big import
+    changes a few files per catalog read, and adding up thousands every time would stall
+    the window."""
+
+    counts: Counter[ItemStatus] = field(default_factory=Counter)
+    chunks: int = 0
+    size: int = 0
+    updated: float = 0.0
+    # the newest file went: `updated` must be found again from the files that are left
+    stale: bool = False
+
+    def add(self, item: Item) -> None:
+        self.counts[item.status] += 1
+        self.chunks += item.chunk_count
+        self.size += item.size or 0
+        self.updated = max(self.updated, item.updated_at)
+
+    def take(self, item: Item) -> None:
+        self.counts[item.status] -= 1
+        self.chunks -= item.chunk_count
+        self.size -= item.size or 0
+        if item.updated_at >= self.updated:
+            self.stale = True
+
+    def replace(self, old: Item, new: Item) -> None:
+        stale = self.stale
+        self.take(old)
+        # A file changed later than it was: the newest time is still known.
+        self.stale = stale or new.updated_at < old.updated_at
+        self.add(new)
+
+
 @dataclass(eq=False)
 class _Row:
     item: Item
     cells: list[QStandardItem]
-    aggregate: Counter[ItemStatus] = field(default_factory=Counter)
+    # the row it is shown under (a container's row, a folder row), None at the top
+    parent: _Row | _Folder | None = None
+    # containers: what their files add up to
+    tally: _Tally = field(default_factory=_Tally)
+    # ids of the rows of its catalog children
+    kids: set[str] = field(default_factory=set)
+    # folder items: their folder rows by path
+    folders: dict[tuple[str, ...], _Folder] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class _Folder:
+    """A folder row made from the paths of a folder item's files."""
+
+    parts: tuple[str, ...]
+    cells: list[QStandardItem]
+    owner: _Row
+    parent: _Row | _Folder
+    tally: _Tally = field(default_factory=_Tally)
+
+
+_Node = _Row | _Folder
 
 
 class ItemTreeModel(QStandardItemModel):
@@ -131,6 +210,8 @@ class ItemTreeModel(QStandardItemModel):
         self._rows: dict[str, _Row] = {}
         # item id -> (phase, percent) reported by the runtime since the last catalog read
         self._live: dict[str, tuple[str, float]] = {}
+        # rows whose sums changed since they were last written to their cells
+        self._dirty: set[_Row | _Folder] = set()
         self._locale = QLocale()
         self._set_headers()
 
@@ -140,6 +221,7 @@ class ItemTreeModel(QStandardItemModel):
         self.removeRows(0, self.rowCount())
         self._rows.clear()
         self._live.clear()
+        self._dirty.clear()
 
     def apply_items(
         self, items: list[Item], *, max_inserts: int | None = None
@@ -154,7 +236,7 @@ class ItemTreeModel(QStandardItemModel):
         fresh = [i for i in items if i.id not in self._rows]
         batch = fresh if max_inserts is None else self._first_insertable(fresh, max_inserts)
         changes.extend(self._insert_new(batch))
-        self._refresh_aggregates()
+        self._write_sums()
         return changes, len(batch) < len(fresh)
 
     def set_progress(self, item_id: str, phase: str, percent: float) -> None:
@@ -171,11 +253,31 @@ class ItemTreeModel(QStandardItemModel):
     # -- lookups ---------------------------------------------------------------------------
 
     def item_at(self, index: Index) -> Item | None:
+        """The item of a row; None for a folder row made from paths."""
         if not index.isValid():
             return None
         item_id = self.index(index.row(), 0, index.parent()).data(Role.ITEM_ID)
         row = self._rows.get(str(item_id)) if item_id else None
         return row.item if row is not None else None
+
+    def is_folder_row(self, index: Index) -> bool:
+        """Whether the row is a folder made from paths (it has no item of its own)."""
+        return index.isValid() and bool(
+            self.index(index.row(), 0, index.parent()).data(Role.FOLDER)
+        )
+
+    def items_under(self, index: Index) -> list[Item]:
+        """The row's item, or for a folder row the items inside it (at any depth)."""
+        found: list[Item] = []
+        pending = [self.index(index.row(), 0, index.parent())] if index.isValid() else []
+        while pending:
+            current = pending.pop()
+            item = self.item_at(current)
+            if item is not None:
+                found.append(item)
+                continue
+            pending.extend(self.index(r, 0, current) for r in range(self.rowCount(current)))
+        return found
 
     def index_of(self, item_id: str, column: int = 0) -> QModelIndex:
         row = self._rows.get(item_id)
@@ -192,13 +294,12 @@ class ItemTreeModel(QStandardItemModel):
     def _set_headers(self) -> None:
         self.setHorizontalHeaderLabels([header_label(c) for c in Column])
 
-    def _new_cells(self, item: Item) -> list[QStandardItem]:
+    def _new_cells(self) -> list[QStandardItem]:
         cells = [QStandardItem() for _ in range(_COLUMNS)]
         for cell in cells:
             # Set on the cells, not in a flags() override: the view asks for every cell's
             # flags on every paint, and a Python override would answer each of those.
             cell.setFlags(_CELL_FLAGS)
-        cells[Column.NAME].setData(item.id, Role.ITEM_ID)
         for column in (Column.CHUNKS, Column.SIZE):
             cells[column].setData(_RIGHT, Qt.ItemDataRole.TextAlignmentRole)
         return cells
@@ -207,15 +308,66 @@ class ItemTreeModel(QStandardItemModel):
         """Write the cells from the row's Item; unchanged values are left alone (no signal).
         `fresh` cells are not in the model yet: write them without comparing."""
         item = row.item
-        chunks, size = self._totals(row)
+        name = display_name(item)
+        container = item.type in CONTAINERS
+        if container:
+            chunks, size = row.tally.chunks, row.tally.size or item.size or 0
+        else:
+            chunks, size = item.chunk_count, item.size or 0
+        kind = file_format(name) if item.type is ItemType.FILE else type_label(item.type)
         values: list[tuple[Column, int, object]] = [
-            (Column.NAME, Qt.ItemDataRole.DisplayRole, item.title or item.source),
-            (Column.NAME, Role.SORT, (item.title or item.source).casefold()),
-            (Column.TYPE, Qt.ItemDataRole.DisplayRole, type_label(item.type)),
-            (Column.TYPE, Role.SORT, item.type.value),
+            (Column.NAME, Qt.ItemDataRole.DisplayRole, name),
+            (Column.NAME, Role.SORT, sort_key(name, folder=container, tie=item.id)),
+            (Column.NAME, Role.FILTER, f"{name}\n{item.title}"),
+            (Column.TYPE, Qt.ItemDataRole.DisplayRole, kind),
+            (Column.TYPE, Role.SORT, kind.casefold()),
             (Column.STATUS, Qt.ItemDataRole.DisplayRole, status_label(item.status)),
             (Column.STATUS, Role.STATUS, item.status.value),
             (Column.STATUS, Role.SORT, _STATUS_ORDER[item.status]),
+            *self._number_values(chunks, size),
+            (Column.UPDATED, Qt.ItemDataRole.DisplayRole, self._when(item.updated_at)),
+            (Column.UPDATED, Role.SORT, item.updated_at),
+        ]
+        tooltip = self._tooltip(item, name)
+        for column in Column:
+            values.append((column, Qt.ItemDataRole.ToolTipRole, tooltip))
+        live = self._live.get(item.id) if item.status in RUNNING_STATUSES else None
+        running = item.status in RUNNING_STATUSES
+        phase = live[0] if live else (item.phase.value if item.phase and running else None)
+        progress = live[1] if live else (item.progress if running else None)
+        values.append((Column.STATUS, Role.PHASE, phase))
+        values.append((Column.STATUS, Role.PROGRESS, progress))
+        if container:
+            values.append((Column.STATUS, Role.AGGREGATE, _plain(row.tally.counts)))
+        self._write(row.cells, values, fresh)
+
+    def _fill_folder(self, folder: _Folder, *, fresh: bool = False) -> None:
+        name = folder.parts[-1]
+        tally = folder.tally
+        status = folder_status(tally.counts)
+        kind = type_label(ItemType.DIRECTORY)
+        where = str(PurePath(folder.owner.item.source).joinpath(*folder.parts))
+        tie = f"{folder.owner.item.id}/{'/'.join(folder.parts)}"
+        values: list[tuple[Column, int, object]] = [
+            (Column.NAME, Qt.ItemDataRole.DisplayRole, name),
+            (Column.NAME, Role.SORT, sort_key(name, folder=True, tie=tie)),
+            (Column.NAME, Role.FILTER, name),
+            (Column.TYPE, Qt.ItemDataRole.DisplayRole, kind),
+            (Column.TYPE, Role.SORT, kind.casefold()),
+            (Column.STATUS, Qt.ItemDataRole.DisplayRole, status_label(status)),
+            (Column.STATUS, Role.STATUS, status.value),
+            (Column.STATUS, Role.SORT, _STATUS_ORDER[status]),
+            (Column.STATUS, Role.AGGREGATE, _plain(tally.counts)),
+            *self._number_values(tally.chunks, tally.size),
+            (Column.UPDATED, Qt.ItemDataRole.DisplayRole, self._when(tally.updated)),
+            (Column.UPDATED, Role.SORT, tally.updated),
+        ]
+        for column in Column:
+            values.append((column, Qt.ItemDataRole.ToolTipRole, where))
+        self._write(folder.cells, values, fresh)
+
+    def _number_values(self, chunks: int, size: int) -> list[tuple[Column, int, object]]:
+        return [
             (
                 Column.CHUNKS,
                 Qt.ItemDataRole.DisplayRole,
@@ -228,54 +380,26 @@ class ItemTreeModel(QStandardItemModel):
                 self._locale.formattedDataSize(size) if size else "",
             ),
             (Column.SIZE, Role.SORT, size),
-            (Column.UPDATED, Qt.ItemDataRole.DisplayRole, self._when(item.updated_at)),
-            (Column.UPDATED, Role.SORT, item.updated_at),
         ]
-        tooltip = self._tooltip(item)
-        for column in Column:
-            values.append((column, Qt.ItemDataRole.ToolTipRole, tooltip))
-        live = self._live.get(item.id) if item.status in RUNNING_STATUSES else None
-        running = item.status in RUNNING_STATUSES
-        phase = live[0] if live else (item.phase.value if item.phase and running else None)
-        progress = live[1] if live else (item.progress if running else None)
-        values.append((Column.STATUS, Role.PHASE, phase))
-        values.append((Column.STATUS, Role.PROGRESS, progress))
-        if item.type in CONTAINERS:
-            values.append(
-                (Column.STATUS, Role.AGGREGATE, {s.value: n for s, n in row.aggregate.items()})
-            )
+
+    @staticmethod
+    def _write(
+        cells: list[QStandardItem], values: list[tuple[Column, int, object]], fresh: bool
+    ) -> None:
         for column, role, value in values:
-            cell = row.cells[column]
+            cell = cells[column]
             if fresh or cell.data(role) != value:
                 cell.setData(value, role)
 
-    def _totals(self, row: _Row) -> tuple[int, int]:
-        """(chunks, size) of an item; folders and sitemaps add up their children."""
-        if row.item.type not in CONTAINERS:
-            return row.item.chunk_count, row.item.size or 0
-        chunks = size = 0
-        for child in self._children(row):
-            c, s = self._totals(child)
-            chunks += c
-            size += s
-        return chunks, size if size else (row.item.size or 0)
-
-    def _children(self, row: _Row) -> list[_Row]:
-        name = row.cells[Column.NAME]
-        found = []
-        for r in range(name.rowCount()):
-            child_id = name.child(r, 0).data(Role.ITEM_ID)
-            child = self._rows.get(str(child_id))
-            if child is not None:
-                found.append(child)
-        return found
-
-    def _tooltip(self, item: Item) -> str:
+    def _tooltip(self, item: Item, name: str) -> str:
+        lines = secondary_text(item, name)
         if item.status is ItemStatus.FAILED:
-            return errors.item_error_text(item.error_code, item.error_message)
-        return item.source
+            lines.insert(0, errors.item_error_text(item.error_code, item.error_message))
+        return "\n".join(lines) or name
 
     def _when(self, stamp: float) -> str:
+        if not stamp:
+            return ""
         fmt = QLocale.FormatType.ShortFormat
         when = QDateTime.fromMSecsSinceEpoch(int(stamp * 1000))
         if time.time() - stamp < 86_400:
@@ -283,10 +407,6 @@ class ItemTreeModel(QStandardItemModel):
         return self._locale.toString(when, fmt)
 
     # -- diffing ---------------------------------------------------------------------------
-
-    def _parent_cell(self, item: Item) -> QStandardItem:
-        parent = self._rows.get(item.parent_id) if item.parent_id else None
-        return parent.cells[Column.NAME] if parent is not None else self.invisibleRootItem()
 
     def _remove_missing(self, wanted: dict[str, Item]) -> None:
         gone = [row for item_id, row in self._rows.items() if item_id not in wanted]
@@ -297,12 +417,29 @@ class ItemTreeModel(QStandardItemModel):
             holder = name.parent() or self.invisibleRootItem()
             self._forget(row)
             holder.removeRow(name.row())
+            self._prune(row.parent)
 
     def _forget(self, row: _Row) -> None:
-        for child in self._children(row):
-            self._forget(child)
+        for kid in list(row.kids):
+            child = self._rows.get(kid)
+            if child is not None:
+                self._forget(child)
         self._rows.pop(row.item.id, None)
         self._live.pop(row.item.id, None)
+        for node in self._above(row):
+            node.tally.take(row.item)
+        parent = self._rows.get(row.item.parent_id) if row.item.parent_id else None
+        if parent is not None:
+            parent.kids.discard(row.item.id)
+
+    def _prune(self, node: _Node | None) -> None:
+        """Remove folder rows left empty, from the innermost out."""
+        while isinstance(node, _Folder) and node.cells[Column.NAME].rowCount() == 0:
+            name = node.cells[Column.NAME]
+            holder = name.parent() or self.invisibleRootItem()
+            holder.removeRow(name.row())
+            node.owner.folders.pop(node.parts, None)
+            node = node.parent
 
     def _update_existing(self, wanted: dict[str, Item]) -> list[tuple[Item | None, Item]]:
         changes: list[tuple[Item | None, Item]] = []
@@ -315,6 +452,8 @@ class ItemTreeModel(QStandardItemModel):
             if new.status is not old.status or new.status not in RUNNING_STATUSES:
                 self._live.pop(item_id, None)  # the catalog has newer news than the runtime
             changes.append((old, new))
+            for node in self._above(row):
+                node.tally.replace(old, new)
             self._fill(row)
         return changes
 
@@ -349,19 +488,92 @@ class ItemTreeModel(QStandardItemModel):
                 else:
                     ready.append(item)
             for item in ready:
-                row = _Row(item, self._new_cells(item))
+                row = _Row(item, self._new_cells())
+                row.cells[Column.NAME].setData(item.id, Role.ITEM_ID)
+                row.parent = self._holder_of(item)
+                parent = self._rows.get(item.parent_id) if item.parent_id else None
+                if parent is not None:
+                    parent.kids.add(item.id)
                 self._rows[item.id] = row
                 self._fill(row, fresh=True)
-                self._parent_cell(item).appendRow(row.cells)
+                holder = row.parent.cells[Column.NAME] if row.parent else self.invisibleRootItem()
+                holder.appendRow(row.cells)
+                for node in self._above(row):
+                    node.tally.add(item)
                 added.append((None, item))
             pending = later
         return added
 
-    def _refresh_aggregates(self) -> None:
-        for row in list(self._rows.values()):
-            if row.item.type not in CONTAINERS:
-                continue
-            counts = Counter(child.item.status for child in self._children(row))
-            if counts != row.aggregate:
-                row.aggregate = counts
-                self._fill(row)
+    def _holder_of(self, item: Item) -> _Node | None:
+        """The row a new item is shown under: its parent's, or a folder row inside it."""
+        parent = self._rows.get(item.parent_id) if item.parent_id else None
+        if parent is None:
+            return None
+        if parent.item.type is not ItemType.DIRECTORY:
+            return parent
+        node: _Node = parent
+        parts = folder_parts(item, parent.item)
+        for depth in range(1, len(parts) + 1):
+            node = self._folder(parent, parts[:depth], node)
+        return node
+
+    def _folder(self, owner: _Row, parts: tuple[str, ...], holder: _Node) -> _Folder:
+        folder = owner.folders.get(parts)
+        if folder is None:
+            folder = _Folder(parts, self._new_cells(), owner, holder)
+            folder.cells[Column.NAME].setData(f"{owner.item.id}/{'/'.join(parts)}", Role.FOLDER)
+            self._fill_folder(folder, fresh=True)
+            holder.cells[Column.NAME].appendRow(folder.cells)
+            owner.folders[parts] = folder
+        return folder
+
+    def _above(self, row: _Row) -> list[_Node]:
+        """The rows whose sums a file counts in (none for containers); marked for writing."""
+        if row.item.type in CONTAINERS:
+            return []
+        nodes: list[_Node] = []
+        node = row.parent
+        while node is not None:
+            nodes.append(node)
+            node = node.parent
+        self._dirty.update(nodes)
+        return nodes
+
+    def _write_sums(self) -> None:
+        """Show the changed sums of folders and sitemaps (rows removed meanwhile are skipped)."""
+        dirty, self._dirty = self._dirty, set()
+        for node in dirty:
+            if isinstance(node, _Row):
+                if self._rows.get(node.item.id) is node:
+                    self._fresh_time(node)
+                    self._fill(node)
+            elif node.owner.folders.get(node.parts) is node and node.owner.item.id in self._rows:
+                self._fresh_time(node)
+                self._fill_folder(node)
+
+    def _fresh_time(self, node: _Node) -> None:
+        """Find the newest file time again after the newest file went."""
+        tally = node.tally
+        if tally.stale:
+            tally.stale = False
+            times = [item.updated_at for item in self._files_under(node)]
+            tally.updated = max(times, default=0.0)
+
+    def _files_under(self, node: _Node) -> list[Item]:
+        found: list[Item] = []
+        pending = [node.cells[Column.NAME]]
+        while pending:
+            cell = pending.pop()
+            for r in range(cell.rowCount()):
+                kid = cell.child(r, 0)
+                row = self._rows.get(str(kid.data(Role.ITEM_ID) or ""))
+                if row is None or row.item.type in CONTAINERS:
+                    pending.append(kid)
+                else:
+                    found.append(row.item)
+        return found
+
+
+def _plain(counts: Counter[ItemStatus]) -> dict[str, int]:
+    """Status counts as Qt keeps them (plain strings: the delegate reads them back)."""
+    return {status.value: n for status, n in counts.items() if n}

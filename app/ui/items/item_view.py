@@ -1,11 +1,23 @@
-"""The item tree view: drops of files, folders and URLs, and a hint while the base is empty."""
+"""The item tree view: drops of files, folders and URLs, and a hint while the base is empty.
+
+A drop is always taken as a copy: Trove keeps copies of what it indexes, and a drag source
+told "moved" (a file manager, a mail client) may delete the person's original. A source that
+offers only a move is refused for the same reason.
+"""
 
 from __future__ import annotations
 
 from urllib.parse import urlsplit
 
 from PySide6.QtCore import QMimeData, QRect, Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent, QPainter, QPaintEvent
+from PySide6.QtGui import (
+    QDragEnterEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QKeyEvent,
+    QPainter,
+    QPaintEvent,
+)
 from PySide6.QtWidgets import QAbstractItemView, QTreeView, QWidget
 
 WEB_SCHEMES = ("http", "https")
@@ -28,9 +40,20 @@ def split_drop(mime: QMimeData) -> tuple[list[str], list[str]]:
     return paths, urls
 
 
+def accept_as_copy(event: QDropEvent) -> None:
+    """Accept a drag or drop as a copy, whatever the source proposed."""
+    if not event.possibleActions() & Qt.DropAction.CopyAction:
+        event.ignore()
+        return
+    event.setDropAction(Qt.DropAction.CopyAction)
+    event.accept()
+
+
 class ItemTreeView(QTreeView):
     pathsDropped = Signal(list)
     urlsDropped = Signal(list)
+    # F2 that no enabled action took (only notes can be edited)
+    editKeyUnused = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -52,13 +75,13 @@ class ItemTreeView(QTreeView):
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if any(split_drop(event.mimeData())):
-            event.acceptProposedAction()
+            accept_as_copy(event)
         else:
             event.ignore()
 
     def dragMoveEvent(self, event: QDragMoveEvent) -> None:
         if any(split_drop(event.mimeData())):
-            event.acceptProposedAction()
+            accept_as_copy(event)
         else:
             event.ignore()
 
@@ -67,11 +90,21 @@ class ItemTreeView(QTreeView):
         if not paths and not urls:
             event.ignore()
             return
-        event.acceptProposedAction()
+        accept_as_copy(event)
+        if not event.isAccepted():
+            return
         if paths:
             self.pathsDropped.emit(paths)
         if urls:
             self.urlsDropped.emit(urls)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        # An enabled "Edit note" action takes F2 as a shortcut before it gets here.
+        if event.key() == Qt.Key.Key_F2 and not event.modifiers():
+            event.accept()
+            self.editKeyUnused.emit()
+            return
+        super().keyPressEvent(event)
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)

@@ -16,33 +16,40 @@ from PySide6.QtCore import (
     Signal,
     Slot,
 )
-from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
-    QFileDialog,
     QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMainWindow,
     QMenu,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
-from app.knowledge.types import Base, BaseStatus, Item, ItemStatus, ItemType
+from app.knowledge.types import RUNNING_STATUSES, Base, BaseStatus, Item, ItemStatus, ItemType
 from app.ui import errors
 from app.ui.context import UiContext
 from app.ui.items.add_dialogs import NoteDialog, UrlDialog
 from app.ui.items.add_flow import AddFlow
 from app.ui.items.chunks_dialog import ChunksDialog
 from app.ui.items.deferred_delete import DeferredDeletes
+from app.ui.items.file_picking import pick_files, pick_folder
 from app.ui.items.item_feed import ItemFeed
 from app.ui.items.item_filter import ItemFilterProxy
 from app.ui.items.item_model import CONTAINERS, Column, ItemTreeModel, Role
+from app.ui.items.item_names import display_name
 from app.ui.items.item_view import ItemTreeView
+from app.ui.items.note_editing import NoteEditor
+from app.ui.items.opening import containing_folder, open_or_explain
 from app.ui.items.status_delegate import StatusDelegate
 from app.ui.questions import ask_to_delete
+
+# how long a status-bar hint stays
+HINT_MS = 5000
 
 
 class ItemsPanel(QWidget):
@@ -59,8 +66,11 @@ class ItemsPanel(QWidget):
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(Role.SORT)
         self.proxy.setFilterKeyColumn(Column.NAME)
+        self.proxy.setFilterRole(Role.FILTER)
         self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.proxy.setRecursiveFilteringEnabled(True)
+        # a folder that matches shows what is in it
+        self.proxy.setAutoAcceptChildRows(True)
         self.view = ItemTreeView(self)
         self.view.setModel(self.proxy)
         self.view.setItemDelegateForColumn(Column.STATUS, StatusDelegate(self.view))
@@ -68,11 +78,12 @@ class ItemsPanel(QWidget):
         self.feed = ItemFeed(ctx, self.model, self)
         self.adder = AddFlow(ctx, self)
         self.deletions = DeferredDeletes(ctx.notifier, self._delete_now, self)
+        self.note_editor = NoteEditor(ctx, self)
         # Tests answer confirmations without a modal box.
         self.confirm: Callable[[str, str], bool] = self._confirm
         self._filter = QLineEdit(self)
         self._filter.setObjectName("itemFilter")
-        self._filter.setPlaceholderText(self.tr("Filter by name"))
+        self._filter.setPlaceholderText(self.tr("Filter by name or title"))
         self._filter.setClearButtonEnabled(True)
         self._banner = self._make_banner()
         self._make_actions()
@@ -101,12 +112,17 @@ class ItemsPanel(QWidget):
         self._on_selection_changed()
 
     def selected_items(self) -> list[Item]:
-        items: list[Item] = []
+        """The selected items; a selected folder row stands for the items inside it."""
+        items: dict[str, Item] = {}
         for index in self.view.selectionModel().selectedRows(Column.NAME):
-            item = self.model.item_at(self.proxy.mapToSource(index))
-            if item is not None:
-                items.append(item)
-        return items
+            for item in self.model.items_under(self.proxy.mapToSource(index)):
+                items.setdefault(item.id, item)
+        return list(items.values())
+
+    def single_item(self) -> Item | None:
+        """The item of the one selected row (None: several rows, or a folder row)."""
+        rows = self.view.selectionModel().selectedRows(Column.NAME)
+        return self.model.item_at(self.proxy.mapToSource(rows[0])) if len(rows) == 1 else None
 
     def add_paths(self, paths: list[str]) -> None:
         if self._base is not None and paths:
@@ -166,6 +182,11 @@ class ItemsPanel(QWidget):
             self.tr("Undo delete"), "undoDeleteAction", QKeySequence(QKeySequence.StandardKey.Undo)
         )
         self.undo_delete_action.setEnabled(False)
+        self.edit_note_action = action(self.tr("Edit note…"), "editNoteAction")
+        self.edit_note_action.setShortcut(QKeySequence(Qt.Key.Key_F2))
+        # Only while the tree has focus: F2 in the base list renames the base.
+        self.edit_note_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        self.view.addAction(self.edit_note_action)
         self.open_action = action(self.tr("Open original"), "openOriginalAction")
         self.show_folder_action = action(self.tr("Show in folder"), "showInFolderAction")
         self.chunks_action = action(self.tr("View chunks"), "viewChunksAction")
@@ -180,6 +201,7 @@ class ItemsPanel(QWidget):
         self.item_actions = [
             self.reindex_action,
             self.delete_action,
+            self.edit_note_action,
             self.open_action,
             self.show_folder_action,
             self.chunks_action,
@@ -204,6 +226,7 @@ class ItemsPanel(QWidget):
         self.view.urlsDropped.connect(self._on_urls_dropped)
         self.view.customContextMenuRequested.connect(self._on_context_menu)
         self.view.doubleClicked.connect(self._on_double_clicked)
+        self.view.editKeyUnused.connect(self._on_edit_key_unused)
         self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
         self.feed.refreshed.connect(self._on_selection_changed)
         self.feed.refreshed.connect(self._on_feed_refreshed)
@@ -211,6 +234,7 @@ class ItemsPanel(QWidget):
         self.deletions.restored.connect(self._on_deletion_undone)
         self.feed.itemFailed.connect(self._on_item_failed)
         self.adder.finished.connect(self._on_added)
+        self.note_editor.saved.connect(self._on_queued)
         self._filter.textChanged.connect(self.proxy.setFilterFixedString)
         self._restore_button.clicked.connect(self._on_restore_base)
         self.add_files_action.triggered.connect(self._on_add_files)
@@ -221,6 +245,7 @@ class ItemsPanel(QWidget):
         self.reindex_action.triggered.connect(self._on_reindex)
         self.delete_action.triggered.connect(self._on_delete)
         self.undo_delete_action.triggered.connect(self.deletions.undo_last)
+        self.edit_note_action.triggered.connect(self._on_edit_note)
         self.open_action.triggered.connect(self._on_open_original)
         self.show_folder_action.triggered.connect(self._on_show_in_folder)
         self.chunks_action.triggered.connect(self._on_view_chunks)
@@ -245,7 +270,7 @@ class ItemsPanel(QWidget):
         if self._hidden(item):
             return  # the person deleted it already; its failure is no news
         self._ctx.notifier.error(
-            self.tr("{0} failed").format(item.title or item.source),
+            self.tr("{0} failed").format(display_name(item)),
             errors.item_error_text(item.error_code, item.error_message),
         )
 
@@ -255,10 +280,16 @@ class ItemsPanel(QWidget):
         for act in self.add_actions:
             act.setEnabled(usable)
         items = self.selected_items() if self._base is not None else []
-        one = items[0] if len(items) == 1 else None
+        one = self.single_item() if self._base is not None else None
         settled = [i for i in items if i.status is not ItemStatus.DELETING]
         self.reindex_action.setEnabled(usable and bool(settled))
         self.delete_action.setEnabled(bool(settled))
+        self.edit_note_action.setEnabled(
+            usable
+            and one is not None
+            and one.type is ItemType.NOTE
+            and one.status is not ItemStatus.DELETING
+        )
         self.open_action.setEnabled(one is not None)
         self.show_folder_action.setEnabled(one is not None and one.type is not ItemType.URL)
         self.chunks_action.setEnabled(one is not None and one.chunk_count > 0)
@@ -271,26 +302,33 @@ class ItemsPanel(QWidget):
         menu = QMenu(self.view)
         menu.setObjectName("itemContextMenu")
         if self.selected_items():
-            menu.addActions(self.item_actions)
+            # "Edit note…" only where there is a note to edit
+            menu.addActions(
+                [a for a in self.item_actions if a is not self.edit_note_action or a.isEnabled()]
+            )
             menu.addSeparator()
         menu.addActions(self.add_actions)
         menu.popup(self.view.viewport().mapToGlobal(pos))
 
     @Slot(QModelIndex)
-    def _on_double_clicked(self, _index: QModelIndex) -> None:
-        if self.chunks_action.isEnabled():
+    def _on_double_clicked(self, index: QModelIndex) -> None:
+        item = self.model.item_at(self.proxy.mapToSource(index))
+        if item is None:
+            return  # a folder row: the view opens it
+        if item.type is ItemType.NOTE and self.edit_note_action.isEnabled():
+            self._on_edit_note()
+        elif self.chunks_action.isEnabled():
             self._on_view_chunks()
         elif self.open_action.isEnabled():
             self._on_open_original()
 
     @Slot()
     def _on_add_files(self) -> None:
-        paths, _ = QFileDialog.getOpenFileNames(self, self.tr("Add files"))
-        self.add_paths(paths)
+        self.add_paths(pick_files(self, self._ctx, self.tr("Add files")))
 
     @Slot()
     def _on_add_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, self.tr("Add folder"))
+        folder = pick_folder(self, self._ctx, self.tr("Add folder"))
         if folder:
             self.add_paths([folder])
 
@@ -381,35 +419,50 @@ class ItemsPanel(QWidget):
         self._ctx.notifier.failure(exc)
 
     @Slot()
+    def _on_edit_note(self) -> None:
+        item = self.single_item()
+        if self._base is None or item is None or item.type is not ItemType.NOTE:
+            self._on_edit_key_unused()
+        elif item.status in RUNNING_STATUSES:
+            self._hint(self.tr("This note is still being indexed; edit it once it has finished."))
+        else:
+            self.note_editor.edit(item)
+
+    @Slot()
+    def _on_edit_key_unused(self) -> None:
+        self._hint(
+            self.tr("Only notes can be edited here. Files are renamed on disk, then reindexed.")
+        )
+
+    @Slot()
     def _on_open_original(self) -> None:
-        items = self.selected_items()
-        if len(items) == 1:
-            QDesktopServices.openUrl(self._original_url(items[0]))
+        item = self.single_item()
+        if item is not None:
+            url = self._original_url(item)
+            open_or_explain(url, display_name(item), self._ctx.notifier, self, offer_folder=True)
 
     @Slot()
     def _on_show_in_folder(self) -> None:
-        items = self.selected_items()
-        if len(items) != 1:
-            return
-        path = Path(self._original_url(items[0]).toLocalFile())
-        folder = path if path.is_dir() else path.parent
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+        item = self.single_item()
+        if item is not None:
+            folder = containing_folder(Path(self._original_url(item).toLocalFile()))
+            url = QUrl.fromLocalFile(str(folder))
+            open_or_explain(url, display_name(item), self._ctx.notifier, self, offer_folder=False)
 
     @Slot()
     def _on_view_chunks(self) -> None:
-        items = self.selected_items()
-        if len(items) == 1:
-            dialog = ChunksDialog(self._ctx, items[0], self)
+        item = self.single_item()
+        if item is not None:
+            dialog = ChunksDialog(self._ctx, item, self)
             dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             dialog.show()
 
     @Slot()
     def _on_copy_error(self) -> None:
-        items = self.selected_items()
-        if len(items) == 1 and items[0].status is ItemStatus.FAILED:
-            item = items[0]
+        item = self.single_item()
+        if item is not None and item.status is ItemStatus.FAILED:
             QGuiApplication.clipboard().setText(
-                f"{item.title}: {item.error_code}: {item.error_message or ''}"
+                f"{display_name(item)}: {item.error_code}: {item.error_message or ''}"
             )
 
     @Slot()
@@ -439,6 +492,12 @@ class ItemsPanel(QWidget):
             copy = self._ctx.service.material_file(self._base.id, item.relative_path)
             return QUrl.fromLocalFile(str(copy))
         return QUrl.fromLocalFile(item.source)
+
+    def _hint(self, text: str) -> None:
+        """A short hint in the window's status bar."""
+        window = self.window()
+        if isinstance(window, QMainWindow):
+            window.statusBar().showMessage(text, HINT_MS)
 
     def _update_banner(self) -> None:
         base = self._base
