@@ -117,16 +117,9 @@ class Desktop:
         self.xdotool("type", "--delay", "40", text)
 
     def capture(self, path: Path, window: str | None = None) -> None:
-        target = ["-window", "root"]
-        if window is not None:
-            # The frame openbox draws around the window is the window's parent.
-            target = ["-window", "root", "-crop", _crop(self.geometry(window))]
+        """The whole screen, or one window with the frame the window manager draws."""
+        target = ["-window", "root"] if window is None else ["-frame", "-window", window]
         subprocess.run(["import", *target, str(path)], env=self.env, check=True)
-
-
-def _crop(g: dict[str, int]) -> str:
-    top = 28  # openbox's title bar above the client area
-    return f"{g['WIDTH']}x{g['HEIGHT'] + top}+{g['X']}+{max(0, g['Y'] - top)}"
 
 
 def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:

@@ -3,8 +3,9 @@
 The engine raises stable codes (ErrorCode) with an English message for logs, the CLI and
 agents, and, where a sentence needs them, structured params (a provider failure's `reason`,
 an HTTP status, a model). Here every code becomes a translated headline and a translated
-message. The engine's English is shown only as a secondary "Details" line, and only where it
-adds something the translated text cannot say (a path, a parser's or a server's own words);
+message. The engine's English is shown only as a secondary "Details" line, only where it
+adds something the translated text cannot say (a path, a parser's or a server's own words),
+and — except a server's reply, quoted as it came — only when the window speaks English;
 never as the only text.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, QLocale
 
 from app.knowledge.types import Degradation, ErrorCode, ErrorReason, SearchStage, TroveError
 
@@ -307,8 +308,16 @@ def detail(code: str | None, english: str, params: Params | None = None) -> str:
     if str(code or "") in _DETAILED_CODES and not (
         code == ErrorCode.MODEL_NOT_AVAILABLE and given.get("model")
     ):
-        return english.strip()
+        # Trove's own English (a reader's reason, a path in a sentence) only where the
+        # window speaks English; elsewhere the translated message stands alone, and the
+        # English stays in the log and behind "Copy error". A server's reply above is
+        # quoted as it came: it is the server's words, not Trove's.
+        return english.strip() if _speaks_english() else ""
     return ""
+
+
+def _speaks_english() -> bool:
+    return QLocale().language() == QLocale.Language.English
 
 
 def explain(code: str | None, english: str, params: Params | None = None) -> str:

@@ -109,6 +109,16 @@ def test_a_parser_reason_stays_as_a_details_line(english: None) -> None:
     assert details == "Details: PdfReadError: EOF marker not found"
 
 
+def test_trove_english_details_stay_out_of_a_chinese_window(chinese: None) -> None:
+    """A reader's reason (English prose) is for logs and "Copy error" there; the translated
+    message stands alone. A server's reply is still quoted: it is the server's words."""
+    said = errors.item_error_text(
+        ErrorCode.READ_FAILED, "the PDF is damaged: Stream has ended unexpectedly"
+    )
+    assert "Stream" not in said and english_words(said) == []
+    assert said.startswith(errors.headline(ErrorCode.READ_FAILED))
+
+
 def test_interrupted_and_empty_items_read_fully_in_chinese(chinese: None) -> None:
     interrupted = errors.item_error_text(ErrorCode.INDEXING_INTERRUPTED, INTERRUPTED_MESSAGE)
     empty = errors.item_error_text(
