@@ -12,7 +12,11 @@ import numpy as np
 from app.knowledge import relevance
 from app.knowledge.fusion import fusion_weights, rrf
 from app.knowledge.pages import hit_page
-from app.knowledge.pipeline.indexing.tokenize import fts_match_expression, query_tokens
+from app.knowledge.pipeline.indexing.tokenize import (
+    QueryTokens,
+    fts_match_expression,
+    query_tokens,
+)
 from app.knowledge.pipeline.store.index_store import Bm25Hit, IndexStore
 from app.knowledge.provider_errors import provider_failure
 from app.knowledge.term_spans import query_terms
@@ -165,7 +169,9 @@ def search(
         response.best_similarity = max(score for _, score in vector_hits)
     if response.results and fuse_mode is SearchMode.HYBRID:
         response.low_relevance = relevance.judge(
-            metrics.bm25_hit_count, response.best_similarity, related_level
+            response.best_similarity,
+            related_level,
+            lambda: _word_hits(store, tokens, metrics.bm25_hit_count),
         )
     metrics.final_count = len(response.results)
     metrics.total_ms = _ms(started)
@@ -300,6 +306,17 @@ def _visible_results(
             )
         )
     return results
+
+
+def _word_hits(store: IndexStore, tokens: QueryTokens, bm25_hit_count: int) -> int:
+    """How many full-text hits the query's own words have: hits on "to" or "the" alone
+    (relevance.FUNCTION_WORDS) do not count."""
+    if not bm25_hit_count:
+        return 0
+    content = relevance.content_tokens(tokens)
+    if content is None:
+        return bm25_hit_count
+    return len(store.bm25_search(fts_match_expression(content), 1))
 
 
 def _place_on_pages(
