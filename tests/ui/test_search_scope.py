@@ -3,22 +3,24 @@ related, leaving room for its results, and taking a PDF hit to its page."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QPushButton
 from pytestqt.qtbot import QtBot
 
 from app.knowledge.types import Base, BaseStatus, MultiSearchResponse, SearchResponse
 from app.ui.context import UiContext
 from app.ui.main_window import MainWindow
-from app.ui.search import ResultRole, SearchView
+from app.ui.search import ResultRole, SearchView, ViewState
 from app.ui.search.chunk_viewer import ChunkViewer
 from app.ui.search.open_original import launch, page_url
 from app.ui.search.room import MIN_VISIBLE_ROWS, visible_rows
 from app.ui.search.search_view import SCOPE_SETTING, Scope
+from tests.fakes import FakeModels
 from tests.unit.make_files import pdf_bytes
 
 GARDEN = [
@@ -116,6 +118,41 @@ def test_all_bases_names_each_result_base_and_opens_a_hit_of_another_base(
     # Choosing another base keeps the answer of all bases on screen.
     view.set_base(ui_ctx.service.list_bases()[1])
     assert view.model().rowCount() == 4
+
+
+def test_changing_the_scope_during_a_search_asks_the_new_scope(
+    qtbot: QtBot, view: SearchView, ui_ctx: UiContext
+) -> None:
+    garden = make_base(ui_ctx, "Garden", GARDEN, embedding_model="fake:bow")
+    make_base(ui_ctx, "Kitchen", KITCHEN)
+    view.set_base(garden)
+    box = scope_box(view)
+    box.setCurrentIndex(box.findData(Scope.ALL.value))
+    assert view.state() is ViewState.HINT  # nothing asked yet: nothing to repeat
+
+    models = ui_ctx.service.parts.models
+    assert isinstance(models, FakeModels)
+    held, release = threading.Event(), threading.Event()
+
+    def hold_once(_texts: Sequence[str]) -> None:
+        if not held.is_set():
+            held.set()
+            release.wait(10)
+
+    models.embedder_instance.before_embed = hold_once
+    answers: list[object] = []
+    view.searchFinished.connect(answers.append)
+    try:
+        view.search("water")  # all bases: held in Garden's embedding
+        qtbot.waitUntil(held.is_set, timeout=5000)
+        with qtbot.waitSignal(view.searchFinished, timeout=10_000) as blocker:
+            box.setCurrentIndex(box.findData(Scope.BASE.value))
+        assert isinstance(blocker.args[0], SearchResponse)
+    finally:
+        release.set()
+    qtbot.waitUntil(lambda: ui_ctx.tasks.pending == 0, timeout=5000)
+    assert len(answers) == 1  # the late answer of all bases was dropped
+    assert set(base_names(view)) == {""}
 
 
 def test_the_scope_is_remembered(qtbot: QtBot, ui_ctx: UiContext) -> None:
@@ -260,6 +297,16 @@ def test_a_pdf_hit_opens_at_its_page_with_pages_marked(
         button.click()
     assert opened == [page_url(QUrl.fromLocalFile(str(pdf)), 2)]
     assert opened[0].toString().endswith("animals.pdf#page=2")
+
+    # From the list too: Ctrl+Enter opens the selected result's original.
+    opened.clear()
+    viewer.close()
+    view.activateWindow()
+    view.results_view().setFocus()
+    qtbot.waitUntil(view.results_view().hasFocus)
+    with qtbot.waitSignal(view.opener.opened, timeout=10_000):
+        qtbot.keyClick(view.results_view(), Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert opened == [page_url(QUrl.fromLocalFile(str(pdf)), 2)]
 
     # The original is gone: Trove's own copy opens, at the same page.
     pdf.unlink()

@@ -240,9 +240,11 @@ class ChunkViewer(QDialog):
         self.setWindowTitle(result.title)
         if result.page is not None:
             self._header.setText(self.tr("{0}, page {1}").format(result.title, result.page))
-            self._open.setText(self.tr("Open at page {0}").format(result.page))
         else:
             self._header.setText(result.title)
+        if result.page is not None and result.source.lower().endswith(".pdf"):
+            self._open.setText(self.tr("Open at page {0}").format(result.page))
+        else:
             self._open.setText(self.tr("Open original"))
         origin = origin_of(result.source)
         self._origin.setText(origin)

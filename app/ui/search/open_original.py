@@ -41,9 +41,10 @@ def original_url(service: KnowledgeService, base_id: str, result: SearchResult) 
         )
     if item.type in (ItemType.URL, ItemType.SITEMAP):
         return QUrl(item.source)
-    original = Path(item.source)
-    if item.type is ItemType.FILE and original.is_absolute() and original.is_file():
-        return page_url(QUrl.fromLocalFile(str(original)), result.page)
+    if item.type is ItemType.FILE:
+        original = Path(item.source)
+        if original.is_absolute() and original.is_file():
+            return page_url(QUrl.fromLocalFile(str(original)), result.page)
     if item.relative_path is None:
         raise TroveError(ErrorCode.SOURCE_MISSING, f"{item.source} no longer exists")
     copy = service.material_file(base_id, item.relative_path)

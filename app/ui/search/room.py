@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QListView, QSplitter, QWidget
 
-MIN_VISIBLE_ROWS = 3
+MIN_VISIBLE_ROWS = 4
 # The other panes of the splitter keep at least this share of its height.
 OTHERS_KEEP = 0.25
 

@@ -317,9 +317,12 @@ class SearchView(QWidget):
         self._update_placeholder()
         if self._base is None:
             return
-        if self._query.text().strip() and self._state in (ViewState.RESULTS, ViewState.EMPTY):
-            self.search()  # the same words, asked of the new scope
-        elif not self._running:
+        asked = self._running or self._state in (ViewState.RESULTS, ViewState.EMPTY)
+        if asked and self._query.text().strip():
+            self.search()  # the same words, asked of the new scope (a running search is dropped)
+        else:
+            self._generation += 1
+            self._stop_busy()
             self._clear_results()
             self._show_hint()
 
