@@ -120,11 +120,23 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Open original</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>{0}, page {1}</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Open at page {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Loading the document…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Page {0}</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -217,6 +229,13 @@
     <message>
         <source>Total {0} ms</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n knowledge base(s)</source>
+        <translation>
+            <numerusform>%n knowledge base</numerusform>
+            <numerusform>%n knowledge bases</numerusform>
+        </translation>
     </message>
     <message>
         <source>Embedding model unavailable — keyword results only</source>
@@ -829,6 +848,13 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
     </message>
 </context>
 <context>
+    <name>OriginalOpener</name>
+    <message>
+        <source>No application could open the original</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>ProviderForm</name>
     <message>
         <source>The built-in model runs on this computer without a network connection. It needs no settings.</source>
@@ -1233,6 +1259,10 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
         <source>page {0}</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>in {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>SearchResultsModel</name>
@@ -1256,6 +1286,26 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>This base</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All bases</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search the selected knowledge base or all of them</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show passage</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open original</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>No knowledge base selected</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1270,12 +1320,35 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
             <numerusform>%n results</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n knowledge base(s) could not be searched</source>
+        <translation>
+            <numerusform>%n knowledge base could not be searched</numerusform>
+            <numerusform>%n knowledge bases could not be searched</numerusform>
+        </translation>
+    </message>
     <message>
         <source>No results</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Nothing in this knowledge base matches the query. Try other words.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing in any knowledge base matches the query. Try other words.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No result contains your words; these are only loosely related.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No result contains your words; these were found by similar meaning and may not be related.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search all knowledge bases</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

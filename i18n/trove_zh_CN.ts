@@ -115,12 +115,24 @@
         <translation>复制段落</translation>
     </message>
     <message>
+        <source>Open original</source>
+        <translation>打开原件</translation>
+    </message>
+    <message>
         <source>{0}, page {1}</source>
         <translation>{0}，第 {1} 页</translation>
     </message>
     <message>
+        <source>Open at page {0}</source>
+        <translation>打开第 {0} 页</translation>
+    </message>
+    <message>
         <source>Loading the document…</source>
         <translation>正在加载文档…</translation>
+    </message>
+    <message>
+        <source>Page {0}</source>
+        <translation>第 {0} 页</translation>
     </message>
     <message>
         <source>This document is long; the part around the passage is shown.</source>
@@ -209,6 +221,12 @@
     <message>
         <source>Total {0} ms</source>
         <translation>总计 {0} ms</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n knowledge base(s)</source>
+        <translation>
+            <numerusform>%n 个知识库</numerusform>
+        </translation>
     </message>
     <message>
         <source>Embedding model unavailable — keyword results only</source>
@@ -819,6 +837,13 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
     </message>
 </context>
 <context>
+    <name>OriginalOpener</name>
+    <message>
+        <source>No application could open the original</source>
+        <translation>没有应用程序能打开原件</translation>
+    </message>
+</context>
+<context>
     <name>ProviderForm</name>
     <message>
         <source>The built-in model runs on this computer without a network connection. It needs no settings.</source>
@@ -1217,6 +1242,10 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
         <source>page {0}</source>
         <translation>第 {0} 页</translation>
     </message>
+    <message>
+        <source>in {0}</source>
+        <translation>来自 {0}</translation>
+    </message>
 </context>
 <context>
     <name>SearchResultsModel</name>
@@ -1240,6 +1269,26 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
         <translation>搜索</translation>
     </message>
     <message>
+        <source>This base</source>
+        <translation>此知识库</translation>
+    </message>
+    <message>
+        <source>All bases</source>
+        <translation>全部知识库</translation>
+    </message>
+    <message>
+        <source>Search the selected knowledge base or all of them</source>
+        <translation>搜索选中的知识库或全部知识库</translation>
+    </message>
+    <message>
+        <source>Show passage</source>
+        <translation>查看段落</translation>
+    </message>
+    <message>
+        <source>Open original</source>
+        <translation>打开原件</translation>
+    </message>
+    <message>
         <source>No knowledge base selected</source>
         <translation>未选择知识库</translation>
     </message>
@@ -1253,6 +1302,12 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
             <numerusform>%n 条结果</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n knowledge base(s) could not be searched</source>
+        <translation>
+            <numerusform>%n 个知识库无法搜索</numerusform>
+        </translation>
+    </message>
     <message>
         <source>No results</source>
         <translation>没有结果</translation>
@@ -1260,6 +1315,22 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
     <message>
         <source>Nothing in this knowledge base matches the query. Try other words.</source>
         <translation>此知识库中没有与查询匹配的内容。请换个说法试试。</translation>
+    </message>
+    <message>
+        <source>Nothing in any knowledge base matches the query. Try other words.</source>
+        <translation>所有知识库中都没有与查询匹配的内容。请换个说法试试。</translation>
+    </message>
+    <message>
+        <source>No result contains your words; these are only loosely related.</source>
+        <translation>没有结果包含你输入的词；以下结果仅略微相关。</translation>
+    </message>
+    <message>
+        <source>No result contains your words; these were found by similar meaning and may not be related.</source>
+        <translation>没有结果包含你输入的词；以下结果按语义相近找到，未必相关。</translation>
+    </message>
+    <message>
+        <source>Search all knowledge bases</source>
+        <translation>搜索全部知识库</translation>
     </message>
     <message>
         <source>Type a query and press Enter</source>

@@ -58,7 +58,10 @@ TOOLS: tuple[ToolSpec, ...] = (
             "similarities) and charStart/charEnd of the passage in its document. Read more "
             "around a hit with kb_read(baseId, conceptId, charStart, charEnd). When a model "
             "provider is down the search still answers: 'degraded' then lists each skipped "
-            "stage (embedding: full-text results only; rerank: results not reranked)."
+            "stage (embedding: full-text results only; rerank: results not reranked). "
+            "'lowRelevance': true says no hit contains the query's words; with "
+            "lowRelevanceReason 'weak-match' none is close in meaning either (the hits are "
+            "only loosely related), with 'no-word-match' they were found by meaning alone."
         ),
         input_schema=_schema(
             {

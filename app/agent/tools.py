@@ -49,6 +49,7 @@ from app.agent.tree import build_tree, decode_cursor, flatten, next_cursor
 from app.agent.views import concept_json, hit_json, item_json
 from app.knowledge import path_safety
 from app.knowledge.material_paths import CONTAINER_TYPES, material_path
+from app.knowledge.multi_search import interleave as interleave  # merged as the window does
 from app.knowledge.query import derive_mode
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import (
@@ -57,9 +58,8 @@ from app.knowledge.types import (
     ErrorCode,
     Item,
     ItemStatus,
-    SearchResponse,
-    SearchResult,
     TroveError,
+    low_relevance_json,
 )
 
 log = logging.getLogger(__name__)
@@ -200,38 +200,18 @@ class ConceptTools:
         query = args.required_text("query", max_len=MAX_QUERY_CHARS)
         refs = args.texts("baseIds", max_items=MAX_SEARCH_BASES)
         top_k = args.integer("topK", low=1, high=MAX_TOP_K)
-        bases = [self._base(r) for r in refs] if refs else self._service.list_bases()
-        bases = list({b.id: b for b in bases}.values())
-
-        searched: list[tuple[Base, SearchResponse]] = []
-        errors: list[dict[str, str]] = []
-        for base in bases:
-            try:
-                response = self._service.search(base.id, query, top_k=top_k)
-            except TroveError as exc:
-                if exc.code in (ErrorCode.NO_SEARCHABLE_TOKEN, ErrorCode.INVALID_ARGUMENT):
-                    raise  # about the query, not the base: say it once
-                errors.append({"baseId": base.id, "code": str(exc.code), "message": exc.message})
-                continue
-            searched.append((base, response))
-        if bases and not searched:
-            first = errors[0]
-            detail = "; ".join(f"{e['baseId']}: {e['message']}" for e in errors)
-            raise ToolError(first["code"], f"no knowledge base could be searched ({detail})")
-
-        limit = top_k or max((b.document_count for b, _ in searched), default=0)
-        merged = interleave([[(b, r) for r in resp.results] for b, resp in searched])[:limit]
-        items = self._service.items(r.item_id for _, r in merged)
+        base_ids = [self._base(r).id for r in refs] if refs else None
+        found = self._service.search_many(base_ids, query, top_k=top_k)
+        items = self._service.items(hit.result.item_id for hit in found.hits)
         hits = []
-        for rank, (base, result) in enumerate(merged, start=1):
-            item = items.get(result.item_id)
-            hits.append(hit_json(rank, base, result, item.type if item else None))
+        for hit in found.hits:
+            item = items.get(hit.result.item_id)
+            hits.append(hit_json(hit.rank, hit.base, hit.result, item.type if item else None))
         return {
             "query": query,
             "results": hits,
-            "degraded": [
-                {"baseId": b.id, **d.to_json()} for b, resp in searched for d in resp.degraded
-            ],
+            **low_relevance_json(found.low_relevance),
+            "degraded": [{"baseId": b.id, **d.to_json()} for b, d in found.degraded],
             "bases": [
                 {
                     "baseId": b.id,
@@ -239,9 +219,9 @@ class ConceptTools:
                     "mode": str(resp.mode),
                     "hitCount": len(resp.results),
                 }
-                for b, resp in searched
+                for b, resp in found.searched
             ],
-            "errors": errors,
+            "errors": [f.to_json() for f in found.failures],
         }
 
     # -- kb_read -------------------------------------------------------------------------
@@ -475,25 +455,6 @@ class ConceptTools:
 
 
 # -- helpers ---------------------------------------------------------------------------------
-
-
-def interleave(
-    per_base: Sequence[Sequence[tuple[Base, SearchResult]]],
-) -> list[tuple[Base, SearchResult]]:
-    """Merge per-base result lists into one ranking without comparing their scores.
-
-    Each base is searched with the normal pipeline, whose scores mean different things:
-    BM25 and RRF scores ("ranking") only order the hits of the list that produced them, and
-    even "relevance" scores (cosine, rerank) come from each base's own models, so neither is
-    on a scale shared across bases. The merged list therefore interleaves by rank: every
-    base's #1 (bases in the order asked), then every base's #2, and so on — RRF over the
-    per-base lists with equal weights. Each hit keeps its own score, scoreKind and baseRank.
-    """
-    merged: list[tuple[Base, SearchResult]] = []
-    depth = max((len(hits) for hits in per_base), default=0)
-    for index in range(depth):
-        merged.extend(hits[index] for hits in per_base if index < len(hits))
-    return merged
 
 
 def _merge(into: AddReport, report: AddReport) -> None:

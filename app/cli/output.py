@@ -86,6 +86,7 @@ def response_json(response: SearchResponse, *, debug: bool = True) -> dict[str, 
         "query": response.query,
         "mode": str(response.mode),
         "results": [r.to_json() for r in response.results],
+        **response.relevance_json(),
         "degraded": response.degraded_json(),
     }
     if debug:

@@ -8,9 +8,7 @@ import sys
 from app.cli.output import EXIT_OK, EXIT_USAGE, print_json, response_json, searchable
 from app.cli.search_batch import search_batch
 from app.knowledge.service import KnowledgeService
-from app.knowledge.types import (
-    SearchResponse,
-)
+from app.knowledge.types import LowRelevance, SearchResponse
 
 
 def cmd_search(svc: KnowledgeService, args: argparse.Namespace) -> int:
@@ -32,6 +30,12 @@ def _print_results(response: SearchResponse, *, debug: bool) -> None:
     # Said before the results, and always: a degraded search is not a debugging detail.
     for d in response.degraded:
         print(f"warning: {d.stage} unavailable ({d.code}): {d.message}", file=sys.stderr)
+    if response.low_relevance is LowRelevance.WEAK_MATCH:
+        print(
+            "note: no result contains your words; these are only loosely related", file=sys.stderr
+        )
+    elif response.low_relevance is LowRelevance.NO_WORD_MATCH:
+        print("note: no result contains your words; these were found by meaning", file=sys.stderr)
     if not response.results:
         print("no results")
     for r in response.results:

@@ -9,10 +9,17 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from app.knowledge import relevance
 from app.knowledge.fusion import fusion_weights, rrf
-from app.knowledge.pipeline.indexing.tokenize import fts_match_expression, query_tokens
+from app.knowledge.pages import hit_page
+from app.knowledge.pipeline.indexing.tokenize import (
+    QueryTokens,
+    fts_match_expression,
+    query_tokens,
+)
 from app.knowledge.pipeline.store.index_store import Bm25Hit, IndexStore
 from app.knowledge.provider_errors import provider_failure, provider_params
+from app.knowledge.term_spans import query_terms
 from app.knowledge.types import (
     Base,
     BaseStatus,
@@ -130,7 +137,10 @@ def search(
     top_k: int | None = None,
     mode: SearchMode | None = None,
     fusion: str | None = None,
+    related_level: float | None = None,
 ) -> SearchResponse:
+    """`related_level`: the cosine similarity under which the embedding model's best hit is
+    not related text (relevance.RELATED_LEVELS); None when the model has no measured one."""
     started = time.perf_counter()
     if base.status is BaseStatus.FAILED:
         raise TroveError(
@@ -189,7 +199,16 @@ def search(
     if reranker is not None and base.rerank_model and results:
         results = _rerank_stage(base, reranker, query, results, response, embed_failure)
     results = apply_threshold(results[:k], base.threshold)
+    results = _place_on_pages(store, results, query)
     response.results = [replace(r, rank=i) for i, r in enumerate(results, start=1)]
+    if vector_hits:
+        response.best_similarity = max(score for _, score in vector_hits)
+    if response.results and fuse_mode is SearchMode.HYBRID:
+        response.low_relevance = relevance.judge(
+            response.best_similarity,
+            related_level,
+            lambda: _word_hits(store, tokens, metrics.bm25_hit_count),
+        )
     metrics.final_count = len(response.results)
     metrics.total_ms = _ms(started)
     return response
@@ -323,6 +342,40 @@ def _visible_results(
             )
         )
     return results
+
+
+def _word_hits(store: IndexStore, tokens: QueryTokens, bm25_hit_count: int) -> int:
+    """How many full-text hits the query's own words have: hits on "to" or "the" alone
+    (relevance.FUNCTION_WORDS) do not count."""
+    if not bm25_hit_count:
+        return 0
+    content = relevance.content_tokens(tokens)
+    if content is None:
+        return bm25_hit_count
+    return len(store.bm25_search(fts_match_expression(content), 1))
+
+
+def _place_on_pages(
+    store: IndexStore, results: list[SearchResult], query: str
+) -> list[SearchResult]:
+    """Give each hit in a paged material the page its matched words are on.
+
+    A chunk can run across pages (and starts with the overlap carried over from the page
+    before), so the page stored with it names where most of it is, not where the words
+    the snippet shows are. Materials indexed before pages were kept keep that page."""
+    paged = [r for r in results if r.page is not None]
+    if not paged:
+        return results
+    starts = store.page_starts(r.item_id for r in paged)
+    if not starts:
+        return results
+    terms = query_terms(query)
+    placed: list[SearchResult] = []
+    for r in results:
+        pages = starts.get(r.item_id)
+        page = hit_page(pages, r.char_start, r.text, terms) if pages else None
+        placed.append(replace(r, page=page) if page is not None else r)
+    return placed
 
 
 def _rerank(reranker: Reranker, query: str, results: list[SearchResult]) -> list[SearchResult]:

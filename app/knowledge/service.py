@@ -8,14 +8,22 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Unpack
 
 import apsw
 
-from app.knowledge import admin, ingestion, path_safety, providers_config, query
+from app.knowledge import (
+    admin,
+    ingestion,
+    multi_search,
+    path_safety,
+    providers_config,
+    query,
+    relevance,
+)
 from app.knowledge import doctor as integrity
 from app.knowledge.catalog import Catalog
 from app.knowledge.data_layout import DataLayout
@@ -44,6 +52,7 @@ from app.knowledge.types import (
     ErrorCode,
     Item,
     ItemStatus,
+    MultiSearchResponse,
     OnConflict,
     RebuildReport,
     SearchMode,
@@ -67,8 +76,11 @@ class KnowledgeService:
         models: ModelResolver | None = None,
         embed_batch_size: int = 10,
         extraction: Extraction | None = None,
+        related_levels: Mapping[str, float] | None = None,
     ) -> None:
-        """`extraction` defaults to the process-wide pool of reader worker processes."""
+        """`extraction` defaults to the process-wide pool of reader worker processes;
+        `related_levels` to the measured cosine levels of related text per embedding model
+        (relevance.RELATED_LEVELS), which decide when results are only loosely related."""
         layout = DataLayout(home)
         # Detected once at start: a read-only folder is opened read-only, so reads work.
         self.read_only = layout.read_only()
@@ -92,6 +104,9 @@ class KnowledgeService:
         # provider settings, so both registries are rebuilt together.
         self._search_models: ModelResolver = models or providers_config.build_registry(
             catalog, for_search=True
+        )
+        self.related_levels: Mapping[str, float] = (
+            relevance.RELATED_LEVELS if related_levels is None else related_levels
         )
         self._checked_stores: set[str] = set()
         self._checked_lock = threading.Lock()
@@ -433,9 +448,25 @@ class KnowledgeService:
                 top_k=top_k,
                 mode=mode,
                 fusion=fusion,
+                related_level=relevance.related_level(self.related_levels, base.embedding_model),
             )
         except CORRUPTION_ERRORS as exc:
             raise index_corrupt(base, exc) from exc
+
+    def search_many(
+        self, base_ids: Sequence[str] | None, text: str, *, top_k: int | None = None
+    ) -> MultiSearchResponse:
+        """One query over several bases (None: every base), merged by rank with each hit's
+        base named (multi_search). A base that cannot be searched is listed in `failures`;
+        when none can be, its error is raised. At most `top_k` hits, by default the largest
+        document count of the bases searched."""
+        if base_ids is None:
+            bases = self.list_bases()
+        else:
+            bases = [self.catalog.require_base(base_id) for base_id in base_ids]
+        return multi_search.search_many(
+            bases, text, lambda base: self.search(base.id, text, top_k=top_k), top_k
+        )
 
     def _embedder(self, base: Base, mode: SearchMode) -> Embedder | None:
         if not base.embedding_model:

@@ -62,6 +62,17 @@ class SearchStage(StrEnum):
     RERANK = "rerank"
 
 
+class LowRelevance(StrEnum):
+    """Why a search's results are only loosely related to its query."""
+
+    # Full text found none of the words, and the best vector match is below the level at
+    # which the base's embedding model puts related text (app/knowledge/relevance.py).
+    WEAK_MATCH = "weak-match"
+    # Full text found none of the words; how similar related text is under this embedding
+    # model is not known, so the results found by meaning may or may not be related.
+    NO_WORD_MATCH = "no-word-match"
+
+
 class ScoreKind(StrEnum):
     # relevance: comparable similarity (vector cosine, rerank score); the threshold applies.
     # ranking: only meaningful as an order (BM25, RRF); the threshold never applies.
@@ -293,9 +304,75 @@ class SearchResponse:
     reranked: bool = False
     # Empty for a search that ran every stage of its mode.
     degraded: list[Degradation] = field(default_factory=list)
+    # Set when the results are only loosely related to the query (None: they are not, or
+    # there are none).
+    low_relevance: LowRelevance | None = None
+    # The best cosine similarity of a vector hit (None: no vector stage ran or found any).
+    best_similarity: float | None = None
 
     def degraded_json(self) -> list[dict[str, str]]:
         return [d.to_json() for d in self.degraded]
+
+    def relevance_json(self) -> dict[str, object]:
+        """`lowRelevance`, and its reason when set, for the CLI's and agents' JSON."""
+        return low_relevance_json(self.low_relevance)
+
+
+def low_relevance_json(low: LowRelevance | None) -> dict[str, object]:
+    data: dict[str, object] = {"lowRelevance": low is not None}
+    if low is not None:
+        data["lowRelevanceReason"] = str(low)
+    return data
+
+
+@dataclass(frozen=True, slots=True)
+class BaseHit:
+    """A result of a search over several bases: its rank in the merged list (1 = best) and
+    its base; `result.rank` stays its rank within its own base."""
+
+    rank: int
+    base: Base
+    result: SearchResult
+
+
+@dataclass(frozen=True, slots=True)
+class BaseFailure:
+    """A base a search over several bases could not search (failed, index damaged...)."""
+
+    base: Base
+    code: str
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"baseId": self.base.id, "code": self.code, "message": self.message}
+
+
+@dataclass(slots=True)
+class MultiSearchResponse:
+    """One query over several bases: the merged hits, each base's own response (in the
+    order the bases were asked) and the bases that could not be searched."""
+
+    query: str
+    hits: list[BaseHit] = field(default_factory=list)
+    searched: list[tuple[Base, SearchResponse]] = field(default_factory=list)
+    failures: list[BaseFailure] = field(default_factory=list)
+    total_ms: float = 0.0
+
+    @property
+    def low_relevance(self) -> LowRelevance | None:
+        """Set when every base that gave a hit says its results are only loosely related;
+        the careful reason (NO_WORD_MATCH) when any of them could not judge more."""
+        contributing = {hit.base.id for hit in self.hits}
+        reasons = {r.low_relevance for b, r in self.searched if b.id in contributing}
+        if not reasons or None in reasons:
+            return None
+        if reasons == {LowRelevance.WEAK_MATCH}:
+            return LowRelevance.WEAK_MATCH
+        return LowRelevance.NO_WORD_MATCH
+
+    @property
+    def degraded(self) -> list[tuple[Base, Degradation]]:
+        return [(b, d) for b, r in self.searched for d in r.degraded]
 
 
 # -- what the facade hands back (public value types live here, not in the modules that make them)

@@ -6,7 +6,6 @@ files or calling the embedding provider.
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import logging
 import os
@@ -27,6 +26,7 @@ from app.knowledge.jobs.kinds import policy_for
 from app.knowledge.jobs.paid_vectors import PaidVectors, scratch_name
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.material_paths import material_path, stored_files
+from app.knowledge.pages import main_page
 from app.knowledge.pipeline.indexing.spans import (
     Spans,
     iter_spans,
@@ -35,6 +35,7 @@ from app.knowledge.pipeline.indexing.spans import (
     texts_from_text,
 )
 from app.knowledge.pipeline.indexing.token_count import ChunkSizing, embedding_input
+from app.knowledge.pipeline.readers.document import page_at as page_at  # re-exported
 from app.knowledge.pipeline.readers.errors import ReaderError
 from app.knowledge.pipeline.sources.snapshot import page_document
 from app.knowledge.pipeline.sources.web import FetchCancelled, FetchError, fetch_url
@@ -153,7 +154,12 @@ class Acquired:
         """The chunks to write, streamed: at most one chunk's text is held at a time."""
         for (start, end, tokens), text in zip(iter_spans(self.spans), self.texts(), strict=True):
             yield ChunkRecord(
-                start, end, text, tokens, self.hash_of(text), page_at(self.page_starts, start)
+                start,
+                end,
+                text,
+                tokens,
+                self.hash_of(text),
+                main_page(self.page_starts, start, end),
             )
 
     def unit_records(self) -> Iterator[UnitRecord] | None:
@@ -270,6 +276,7 @@ def _index(
                 vectors,
                 content_hash=item.content_hash,
                 units=got.unit_records(),
+                page_starts=got.page_starts,
             )
         except DimensionMismatchError as exc:
             raise ItemFailure(ErrorCode.EMBEDDING_FAILED, str(exc)) from exc
@@ -287,12 +294,6 @@ def _index(
             _forget_if_gone(ctx, item, got)
             raise JobCancelled(CancelReason.ITEM_GONE) from None
         settle_parent(parts.catalog, item.parent_id)
-
-
-def page_at(page_starts: tuple[int, ...], offset: int) -> int | None:
-    if not page_starts:
-        return None
-    return bisect.bisect_right(page_starts, offset)
 
 
 def _forget_if_gone(ctx: JobContext, item: Item, got: Acquired) -> None:

@@ -5,7 +5,13 @@ from __future__ import annotations
 from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
-from app.knowledge.types import Degradation, SearchMode, SearchResponse, SearchStage
+from app.knowledge.types import (
+    Degradation,
+    MultiSearchResponse,
+    SearchMode,
+    SearchResponse,
+    SearchStage,
+)
 from app.ui.errors import degradation_text
 
 # (background, foreground) per tag; light tints that stay legible in dark themes too.
@@ -94,6 +100,18 @@ class DebugStrip(QWidget):
         self._show("Rerank", response.reranked, self.tr("Rerank {0} ms").format(_ms(m.rerank_ms)))
         self._show("Total", True, self.tr("Total {0} ms").format(_ms(m.total_ms)))
         self._show_degraded(response.degraded)
+
+    def show_many(self, response: MultiSearchResponse) -> None:
+        """A search of several bases: how many were searched and the whole time; each
+        base's stages ran on their own, so their timings are not added up into tags."""
+        self.clear()
+        self._show(
+            "Mode",
+            True,
+            self.tr("%n knowledge base(s)", "", len(response.searched)),
+        )
+        self._show("Total", True, self.tr("Total {0} ms").format(_ms(response.total_ms)))
+        self._show_degraded([d for _, d in response.degraded])
 
     def _show_degraded(self, degraded: list[Degradation]) -> None:
         """One notice per failed provider stage; its tooltip holds the error itself."""

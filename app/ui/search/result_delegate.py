@@ -1,5 +1,6 @@
 """Paints one search result as rich text: a header line (rank, score, score kind, title,
-page), where it came from, and the highlighted snippet."""
+page, and its base in a search of several bases), where it came from, and the highlighted
+snippet."""
 
 from __future__ import annotations
 
@@ -45,6 +46,10 @@ class ResultDelegate(QStyledItemDelegate):
         if page is not None:
             page_text = html.escape(self.tr("page {0}").format(page))
             header.append(f'<span style="color:{muted};">{page_text}</span>')
+        base_name = str(index.data(ResultRole.BASE_NAME) or "")
+        if base_name:
+            base_text = html.escape(self.tr("in {0}").format(base_name))
+            header.append(f'<span style="color:{muted};"><i>{base_text}</i></span>')
         parts = [f"<div>{'&nbsp;&nbsp;'.join(header)}</div>"]
         origin = str(index.data(ResultRole.ORIGIN) or "")
         if origin:

@@ -1,7 +1,9 @@
-"""A thin list model over the ranked results of one search."""
+"""A thin list model over the ranked results of one search (one base or several)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
@@ -15,7 +17,7 @@ from PySide6.QtCore import (
     Qt,
 )
 
-from app.knowledge.types import ScoreKind, SearchResult
+from app.knowledge.types import BaseHit, ScoreKind, SearchResult
 from app.ui.search.snippet import Snippet, Terms, make_snippet, query_terms
 
 AnyIndex = QModelIndex | QPersistentModelIndex
@@ -36,6 +38,16 @@ class ResultRole(IntEnum):
     SNIPPET_HTML = Qt.ItemDataRole.UserRole + 11
     SNIPPET_TEXT = Qt.ItemDataRole.UserRole + 12
     HIT_SPANS = Qt.ItemDataRole.UserRole + 13  # list of (start, end) in SNIPPET_TEXT
+    BASE_ID = Qt.ItemDataRole.UserRole + 14  # the base the result belongs to
+    BASE_NAME = Qt.ItemDataRole.UserRole + 15  # its name in a search of several bases, else ""
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    rank: int  # in the list shown (a search of several bases merges their ranks)
+    result: SearchResult
+    base_id: str
+    base_name: str  # shown only when the list holds several bases' results
 
 
 def origin_of(source: str) -> str:
@@ -53,16 +65,24 @@ def origin_of(source: str) -> str:
 class SearchResultsModel(QAbstractListModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._results: list[SearchResult] = []
+        self._rows: list[_Row] = []
         self._terms = Terms((), ())
         # Snippets are built on first paint; a search shows at most a hundred rows.
         self._snippets: dict[int, Snippet] = {}
 
     # -- data --------------------------------------------------------------------------
 
-    def set_results(self, results: list[SearchResult], query: str) -> None:
+    def set_results(self, results: list[SearchResult], query: str, base_id: str = "") -> None:
+        """The results of a search of one base (`base_id`)."""
+        self._reset([_Row(r.rank, r, base_id, "") for r in results], query)
+
+    def set_hits(self, hits: Sequence[BaseHit], query: str) -> None:
+        """The merged results of a search of several bases, each naming its base."""
+        self._reset([_Row(h.rank, h.result, h.base.id, h.base.name) for h in hits], query)
+
+    def _reset(self, rows: list[_Row], query: str) -> None:
         self.beginResetModel()
-        self._results = list(results)
+        self._rows = rows
         self._terms = query_terms(query)
         self._snippets.clear()
         self.endResetModel()
@@ -71,15 +91,18 @@ class SearchResultsModel(QAbstractListModel):
         self.set_results([], "")
 
     def results(self) -> list[SearchResult]:
-        return list(self._results)
+        return [row.result for row in self._rows]
 
     def result(self, row: int) -> SearchResult:
-        return self._results[row]
+        return self._rows[row].result
+
+    def base_id(self, row: int) -> str:
+        return self._rows[row].base_id
 
     # -- Qt model ----------------------------------------------------------------------
 
     def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._results)
+        return 0 if parent.isValid() else len(self._rows)
 
     def flags(self, index: AnyIndex) -> Qt.ItemFlag:
         if not index.isValid():
@@ -91,22 +114,27 @@ class SearchResultsModel(QAbstractListModel):
         )
 
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._results):
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
-        result = self._results[index.row()]
+        row = self._rows[index.row()]
+        result = row.result
         if role == Qt.ItemDataRole.DisplayRole or role == ResultRole.TITLE:
             return result.title
         if role == Qt.ItemDataRole.ToolTipRole:
             return result.source[:_TOOLTIP_SOURCE_CHARS]
         if role == Qt.ItemDataRole.AccessibleTextRole:
             return self._snippet(index.row()).text
+        if role == ResultRole.BASE_ID:
+            return row.base_id
+        if role == ResultRole.BASE_NAME:
+            return row.base_name
+        if role == ResultRole.RANK:
+            return row.rank
         return self._custom(index.row(), result, role)
 
     def _custom(self, row: int, result: SearchResult, role: int) -> Any:
         if role == ResultRole.RESULT:
             return result
-        if role == ResultRole.RANK:
-            return result.rank
         if role == ResultRole.SCORE:
             return result.score
         if role == ResultRole.SCORE_TEXT:
@@ -139,6 +167,6 @@ class SearchResultsModel(QAbstractListModel):
     def _snippet(self, row: int) -> Snippet:
         snippet = self._snippets.get(row)
         if snippet is None:
-            snippet = make_snippet(self._results[row].text, self._terms)
+            snippet = make_snippet(self._rows[row].result.text, self._terms)
             self._snippets[row] = snippet
         return snippet

@@ -1,5 +1,7 @@
-"""The search view: a query box, ranked results with highlighted snippets, the timings of
-each search stage, and a viewer that opens a hit inside its whole document."""
+"""The search view: a query box searching this base or every base, ranked results with
+highlighted snippets (each naming its base when several were searched), a cue when they
+are only loosely related, the timings of each search stage, and a viewer that opens a hit
+inside its whole document."""
 
 from __future__ import annotations
 
@@ -8,8 +10,10 @@ from enum import StrEnum
 from functools import partial
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -21,16 +25,27 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.knowledge.types import Base, SearchResponse
+from app.knowledge.types import Base, LowRelevance, MultiSearchResponse, SearchResponse
 from app.ui.context import UiContext
-from app.ui.errors import describe
+from app.ui.errors import describe, explain
 from app.ui.search.chunk_viewer import ChunkViewer
 from app.ui.search.debug_strip import DebugStrip
+from app.ui.search.open_original import OriginalOpener
 from app.ui.search.result_delegate import ResultDelegate
 from app.ui.search.results_model import SearchResultsModel
+from app.ui.search.room import make_room
 
 # Searches faster than this never show the busy bar, so typing does not make it flicker.
 BUSY_DELAY_MS = 150
+SCOPE_SETTING = "search/scope"
+_CUE_STYLE = (
+    "QLabel { background-color: #e8f0fe; color: #1a3e72; border-radius: 4px; padding: 4px 8px; }"
+)
+
+
+class Scope(StrEnum):
+    BASE = "base"  # the selected base
+    ALL = "all"  # every base
 
 
 class ViewState(StrEnum):
@@ -42,7 +57,8 @@ class ViewState(StrEnum):
 
 
 class SearchView(QWidget):
-    searchFinished = Signal(object)  # SearchResponse, after it is displayed
+    # SearchResponse (this base) or MultiSearchResponse (all bases), after it is displayed
+    searchFinished = Signal(object)
     searchFailed = Signal(object)  # the exception, after it is displayed
 
     def __init__(self, ctx: UiContext, parent: QWidget | None = None) -> None:
@@ -55,14 +71,20 @@ class SearchView(QWidget):
         self._running = False
         self._state = ViewState.NO_BASE
         self._shown_query = ""
-        self._shown_base_id: str | None = None
         self._viewer: ChunkViewer | None = None
         # Items left out of the results (deletions that can still be undone); the window sets it.
         self.hidden_items: Callable[[], frozenset[str]] = frozenset
+        self.opener = OriginalOpener(ctx, self)
 
+        self._scope = QComboBox(self)
+        self._scope.setObjectName("searchScope")
+        self._scope.addItem(self.tr("This base"), Scope.BASE.value)
+        self._scope.addItem(self.tr("All bases"), Scope.ALL.value)
+        self._scope.setToolTip(self.tr("Search the selected knowledge base or all of them"))
+        saved = self._scope.findData(str(ctx.settings.value(SCOPE_SETTING, Scope.BASE.value)))
+        self._scope.setCurrentIndex(max(0, saved))
         self._query = QLineEdit(self)
         self._query.setObjectName("searchQuery")
-        self._query.setPlaceholderText(self.tr("Search this knowledge base"))
         self._query.setClearButtonEnabled(True)
         self._button = QPushButton(self.tr("Search"), self)
         self._button.setObjectName("searchButton")
@@ -79,6 +101,12 @@ class SearchView(QWidget):
         self._strip = DebugStrip(self)
         self._summary = QLabel(self)
         self._summary.setObjectName("searchSummary")
+        self._cue = QLabel(self)
+        self._cue.setObjectName("searchLowRelevance")
+        self._cue.setWordWrap(True)
+        self._cue.setTextFormat(Qt.TextFormat.PlainText)
+        self._cue.setStyleSheet(_CUE_STYLE)
+        self._cue.hide()
 
         self._model = SearchResultsModel(self)
         self._list = QListView(self)
@@ -90,6 +118,15 @@ class SearchView(QWidget):
         self._list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self._list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self._list.setAlternatingRowColors(True)
+        self._list.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        self._show_action = QAction(self.tr("Show passage"), self._list)
+        self._show_action.setObjectName("searchShowPassageAction")
+        self._open_action = QAction(self.tr("Open original"), self._list)
+        self._open_action.setObjectName("searchOpenOriginalAction")
+        self._open_action.setShortcut(QKeySequence(Qt.Modifier.CTRL | Qt.Key.Key_Return))
+        self._open_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        self._list.addAction(self._show_action)
+        self._list.addAction(self._open_action)
 
         self._message = QLabel(self)
         self._message.setObjectName("searchMessage")
@@ -119,10 +156,12 @@ class SearchView(QWidget):
 
         self._build_layout()
         self._connect_signals()
+        self._update_placeholder()
         self.set_base(None)
 
     def _build_layout(self) -> None:
         query_row = QHBoxLayout()
+        query_row.addWidget(self._scope)
         query_row.addWidget(self._query, 1)
         query_row.addWidget(self._button)
         info_row = QHBoxLayout()
@@ -132,6 +171,7 @@ class SearchView(QWidget):
         layout.addLayout(query_row)
         layout.addWidget(self._busy)
         layout.addLayout(info_row)
+        layout.addWidget(self._cue)
         layout.addWidget(self._stack, 1)
 
     def _connect_signals(self) -> None:
@@ -139,15 +179,21 @@ class SearchView(QWidget):
         self._button.clicked.connect(self._on_search_requested)
         self._busy_timer.timeout.connect(self._on_busy_timeout)
         self._list.activated.connect(self._on_result_activated)
+        self._scope.currentIndexChanged.connect(self._on_scope_changed)
+        self._show_action.triggered.connect(self._on_show_passage)
+        self._open_action.triggered.connect(self._on_open_original)
 
     # -- public ------------------------------------------------------------------------
 
     def set_base(self, base: Base | None) -> None:
         """Search this base from now on (None: nothing selected, the view is disabled)."""
         same = base is not None and self._base is not None and base.id == self._base.id
+        keep = base is not None and self._base is not None and self.scope() is Scope.ALL
         self._base = base
-        if same:
-            return  # settings changed; the results on screen still belong to this base
+        if same or keep:
+            # Settings changed, or another base was chosen while all bases are searched:
+            # the results on screen still answer the query.
+            return
         self._generation += 1
         self._stop_busy()
         self._clear_results()
@@ -169,6 +215,12 @@ class SearchView(QWidget):
         self._query.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self._query.selectAll()
 
+    def scope(self) -> Scope:
+        return Scope(self._scope.currentData())
+
+    def set_scope(self, scope: Scope) -> None:
+        self._scope.setCurrentIndex(self._scope.findData(scope.value))
+
     def search(self, text: str | None = None) -> None:
         """Search for `text` (default: the query box); a newer search supersedes this one."""
         if self._base is None:
@@ -183,11 +235,18 @@ class SearchView(QWidget):
             self._show_hint()
             return
         generation = self._generation
-        base_id = self._base.id
         service = self._ctx.service
         hidden = self.hidden_items()
         self._running = True
         self._busy_timer.start()
+        if self.scope() is Scope.ALL:
+            self._ctx.tasks.run(
+                lambda: service.search_many(None, query),
+                partial(self._on_many_done, generation),
+                partial(self._on_search_failed, generation),
+            )
+            return
+        base_id = self._base.id
         self._ctx.tasks.run(
             lambda: service.search(base_id, query, exclude=hidden),
             partial(self._on_search_done, generation, base_id),
@@ -195,12 +254,20 @@ class SearchView(QWidget):
         )
 
     def open_result(self, row: int) -> ChunkViewer:
-        """Show the result at `row` inside its document."""
+        """Show the result at `row` inside its document (in whichever base holds it)."""
         if self._viewer is None:
-            self._viewer = ChunkViewer(self._ctx, self)
-        assert self._shown_base_id is not None
-        self._viewer.show_result(self._shown_base_id, self._model.result(row), self._shown_query)
+            self._viewer = ChunkViewer(self._ctx, self.opener, self)
+        self._viewer.show_result(
+            self._model.base_id(row), self._model.result(row), self._shown_query
+        )
         return self._viewer
+
+    def open_original(self, row: int) -> None:
+        """Open the original of the result at `row` in the system's viewer, at its page."""
+        self.opener.open(self._model.base_id(row), self._model.result(row))
+
+    def low_relevance_cue(self) -> QLabel:
+        return self._cue
 
     def state(self) -> ViewState:
         return self._state
@@ -236,29 +303,101 @@ class SearchView(QWidget):
         if index.isValid():
             self.open_result(index.row())
 
+    @Slot()
+    def _on_show_passage(self) -> None:
+        index = self._list.currentIndex()
+        if index.isValid():
+            self.open_result(index.row())
+
+    @Slot()
+    def _on_open_original(self) -> None:
+        index = self._list.currentIndex()
+        if index.isValid():
+            self.open_original(index.row())
+
+    @Slot(int)
+    def _on_scope_changed(self, _index: int) -> None:
+        self._ctx.settings.setValue(SCOPE_SETTING, self.scope().value)
+        self._update_placeholder()
+        if self._base is None:
+            return
+        asked = self._running or self._state in (ViewState.RESULTS, ViewState.EMPTY)
+        if asked and self._query.text().strip():
+            self.search()  # the same words, asked of the new scope (a running search is dropped)
+        else:
+            self._generation += 1
+            self._stop_busy()
+            self._clear_results()
+            self._show_hint()
+
     def _on_search_done(self, generation: int, base_id: str, response: SearchResponse) -> None:
         if generation != self._generation:
             return  # a newer search or another base took over
-        self._stop_busy()
-        self._shown_query = response.query
-        self._shown_base_id = base_id
-        self._model.set_results(response.results, response.query)
+        self._model.set_results(response.results, response.query, base_id)
         self._strip.show_response(response)
-        count = len(response.results)
-        self._summary.setText(self.tr("%n result(s)", "", count))
+        self._summary.setText(self.tr("%n result(s)", "", len(response.results)))
+        self._summary.setToolTip("")
+        self._show_found(response.query, response.low_relevance)
+        self.searchFinished.emit(response)
+
+    def _on_many_done(self, generation: int, response: MultiSearchResponse) -> None:
+        if generation != self._generation:
+            return
+        self._model.set_hits(response.hits, response.query)
+        self._strip.show_many(response)
+        summary = self.tr("%n result(s)", "", len(response.hits))
+        if response.failures:
+            summary += " \u00b7 " + self.tr(
+                "%n knowledge base(s) could not be searched", "", len(response.failures)
+            )
+        self._summary.setText(summary)
+        self._summary.setToolTip(
+            "\n".join(f"{f.base.name}: {explain(f.code, f.message)}" for f in response.failures)
+        )
+        self._show_found(response.query, response.low_relevance)
+        self.searchFinished.emit(response)
+
+    def _show_found(self, query: str, low: LowRelevance | None) -> None:
+        """Show what the model now holds: the list, or the empty message."""
+        self._stop_busy()
+        self._shown_query = query
         self._summary.show()
-        if count:
-            self._state = ViewState.RESULTS
-            self._stack.setCurrentWidget(self._list)
-            self._list.setCurrentIndex(self._model.index(0, 0))
-            self._list.scrollToTop()
-        else:
+        if not self._model.rowCount():
+            self._show_cue(None)
             self._show_message(
                 ViewState.EMPTY,
                 self.tr("No results"),
-                self.tr("Nothing in this knowledge base matches the query. Try other words."),
+                self.tr("Nothing in this knowledge base matches the query. Try other words.")
+                if self.scope() is Scope.BASE
+                else self.tr("Nothing in any knowledge base matches the query. Try other words."),
             )
-        self.searchFinished.emit(response)
+            return
+        self._show_cue(low)
+        self._state = ViewState.RESULTS
+        self._stack.setCurrentWidget(self._list)
+        self._list.setCurrentIndex(self._model.index(0, 0))
+        self._list.scrollToTop()
+        # After the layout took the cue and the rows in: then their heights are known.
+        QTimer.singleShot(0, self, self._make_room)
+
+    @Slot()
+    def _make_room(self) -> None:
+        if self._state is ViewState.RESULTS:
+            make_room(self, self._list)
+
+    def _show_cue(self, low: LowRelevance | None) -> None:
+        if low is LowRelevance.WEAK_MATCH:
+            self._cue.setText(
+                self.tr("No result contains your words; these are only loosely related.")
+            )
+        elif low is LowRelevance.NO_WORD_MATCH:
+            self._cue.setText(
+                self.tr(
+                    "No result contains your words; these were found by similar meaning and "
+                    "may not be related."
+                )
+            )
+        self._cue.setVisible(low is not None)
 
     def _on_search_failed(self, generation: int, error: BaseException) -> None:
         if generation != self._generation:
@@ -281,8 +420,14 @@ class SearchView(QWidget):
         self._strip.clear()
         self._summary.clear()
         self._summary.hide()
+        self._cue.hide()
         self._shown_query = ""
-        self._shown_base_id = None
+
+    def _update_placeholder(self) -> None:
+        if self.scope() is Scope.ALL:
+            self._query.setPlaceholderText(self.tr("Search all knowledge bases"))
+        else:
+            self._query.setPlaceholderText(self.tr("Search this knowledge base"))
 
     def _show_hint(self) -> None:
         self._show_message(

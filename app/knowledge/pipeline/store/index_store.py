@@ -137,7 +137,15 @@ def _v3(conn: apsw.Connection) -> None:
     )
 
 
-MIGRATIONS: list[db.Migration] = [_v1, _v2, _v3]
+def _v4(conn: apsw.Connection) -> None:
+    """Where each page of a paged material (PDF pages, slides) starts, so a hit names the
+    page its words are on. Materials indexed before stay NULL (their chunks keep a page)."""
+    columns = {str(row[1]) for row in conn.execute("PRAGMA table_info(materials)")}
+    if "page_starts" not in columns:  # a file whose version was set back has it already
+        conn.execute("ALTER TABLE materials ADD COLUMN page_starts TEXT")
+
+
+MIGRATIONS: list[db.Migration] = [_v1, _v2, _v3, _v4]
 
 
 class DimensionMismatchError(ValueError):
@@ -185,6 +193,8 @@ class MaterialInfo:
     title: str
     char_count: int
     chunk_count: int
+    # Offsets in the material where its pages start (page N at [N - 1]); () when unpaged.
+    page_starts: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +219,20 @@ class IndexSnapshot:
     unitless_chunks: int
     # None when the index has no vector table.
     vector_rowids: set[int] | None
+
+
+def encode_page_starts(page_starts: Sequence[int]) -> str | None:
+    return ",".join(str(int(s)) for s in page_starts) if page_starts else None
+
+
+def decode_page_starts(encoded: object) -> tuple[int, ...]:
+    """The stored page starts; () for an unpaged material or an unreadable value."""
+    if not isinstance(encoded, str) or not encoded:
+        return ()
+    try:
+        return tuple(int(s) for s in encoded.split(","))
+    except ValueError:
+        return ()
 
 
 def index_path(base_dir: Path) -> Path:
@@ -396,6 +420,7 @@ class IndexStore:
         vectors: FloatMatrix | None = None,
         content_hash: str | None = None,
         units: Iterable[UnitRecord] | None = None,
+        page_starts: Sequence[int] = (),
     ) -> list[int]:
         """Replace an item's material, chunks, passages, FTS rows and vectors in one
         transaction. Without `units` each chunk is its own passage.
@@ -408,9 +433,16 @@ class IndexStore:
         with self._write_lock, self._writing():
             self._delete_material_rows(item_id)
             self._writer.execute(
-                "INSERT INTO materials (item_id, relative_path, title, char_count, content_hash) "
-                "VALUES (?,?,?,?,?)",
-                (item_id, relative_path, title, char_count, content_hash),
+                "INSERT INTO materials (item_id, relative_path, title, char_count, content_hash, "
+                "page_starts) VALUES (?,?,?,?,?,?)",
+                (
+                    item_id,
+                    relative_path,
+                    title,
+                    char_count,
+                    content_hash,
+                    encode_page_starts(page_starts),
+                ),
             )
             material_id = self._writer.last_insert_rowid()
             for unit in units or ():
@@ -529,7 +561,7 @@ class IndexStore:
             self._reader()
             .execute(
                 "SELECT m.item_id, m.relative_path, m.title, m.char_count, "
-                "(SELECT count(*) FROM chunks c WHERE c.material_id = m.id) "
+                "(SELECT count(*) FROM chunks c WHERE c.material_id = m.id), m.page_starts "
                 "FROM materials m WHERE m.item_id = ?",
                 (item_id,),
             )
@@ -537,7 +569,25 @@ class IndexStore:
         )
         if row is None:
             return None
-        return MaterialInfo(row[0], row[1], row[2], int(row[3]), int(row[4]))
+        return MaterialInfo(
+            row[0], row[1], row[2], int(row[3]), int(row[4]), decode_page_starts(row[5])
+        )
+
+    def page_starts(self, item_ids: Iterable[str]) -> dict[str, tuple[int, ...]]:
+        """Where the pages of these items' materials start, for the paged ones."""
+        ids = list(dict.fromkeys(item_ids))
+        found: dict[str, tuple[int, ...]] = {}
+        conn = self._reader()
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for item_id, encoded in conn.execute(
+                f"SELECT item_id, page_starts FROM materials WHERE item_id IN ({marks}) "
+                "AND page_starts IS NOT NULL",
+                part,
+            ):
+                found[str(item_id)] = decode_page_starts(encoded)
+        return found
 
     def material_by_path(self, relative_path: str) -> MaterialInfo | None:
         row = (
