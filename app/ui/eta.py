@@ -131,13 +131,17 @@ class RateEstimator:
         self._count = 0
         self._started: float | None = None
         self._rate: float | None = None
-        self._rated_at = 0.0
+        # The smoothed rate as it stood before the newest sample's moment: a sample taken
+        # again at that moment (a later look at the same instant) is smoothed from it anew,
+        # so how often the display looks does not change the result.
+        self._before: tuple[float | None, float] = (None, 0.0)
 
     def reset(self) -> None:
         self._samples.clear()
         self._count = 0
         self._started = None
         self._rate = None
+        self._before = (None, 0.0)
 
     def add(self, now: float, done: float) -> None:
         samples = self._samples
@@ -149,6 +153,8 @@ class RateEstimator:
         if samples and now == samples[-1][0]:
             samples[-1] = (now, done)
         else:
+            if samples:
+                self._before = (self._rate, samples[-1][0])
             samples.append((now, done))
             self._count += 1
         # Keep one sample at or before the window's start, so the span covers the window.
@@ -162,13 +168,12 @@ class RateEstimator:
         if span <= 0:
             return
         measured = (last[1] - first[1]) / span
-        if self._rate is None:
+        rate, since = self._before
+        if rate is None:
             self._rate = measured
-            self._rated_at = now
             return
-        weight = 1.0 - math.exp(-(now - self._rated_at) / self._smoothing)
-        self._rate += weight * (measured - self._rate)
-        self._rated_at = now
+        weight = 1.0 - math.exp(-(now - since) / self._smoothing)
+        self._rate = rate + weight * (measured - rate)
 
     def rate(self) -> float | None:
         """Units per second, or None before two samples a moment apart."""
@@ -324,7 +329,8 @@ def approx_duration(seconds: float) -> Duration:
     an hour, 5-minute steps under ten hours, then hours. Never negative, never zero."""
     s = max(0.0, seconds)
     if s < 55:
-        return Duration(0, 0, max(5, 5 * math.ceil(s / 5)))
+        # (less a hair: 30.000000001 s of float arithmetic is 30 s, not 35)
+        return Duration(0, 0, max(5, 5 * math.ceil(s / 5 - 1e-9)))
     if s < 59.5 * 60:
         return Duration(0, max(1, round(s / 60)), 0)
     if s < 10 * 3600:

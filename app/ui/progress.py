@@ -6,32 +6,32 @@ records and the runtime's progress signals for the selected base (`ItemFeed`), t
 executor's queue counts, and for the other bases (and other Trove processes: a `trove add`
 in a terminal) one grouped catalog count, read off the GUI thread when the executor reports
 a change and every few seconds meanwhile, as the executor itself re-checks other processes'
-work. The arithmetic lives in the Qt-free `app.ui.eta`; this module adds the words.
+work. The arithmetic lives in the Qt-free `app.ui.eta`, the words in `progress_texts`.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal, Slot
+import shiboken6
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 
-from app.knowledge.types import RUNNING_STATUSES, Item, ItemType, WorkCounts
+from app.knowledge.types import RUNNING_STATUSES, Item, WorkCounts
 from app.ui.context import UiContext
 from app.ui.eta import (
     CONTAINERS,
     RunProgress,
     RunTracker,
     add_counts,
-    approx_duration,
     count_work,
-    format_size,
     is_active,
 )
 from app.ui.items.item_feed import ItemFeed
 from app.ui.items.item_model import ItemTreeModel
+from app.ui.progress_texts import WorkReport, texts
 
 # While a run goes on its numbers are recomputed once a second (the ETA counts down and a
 # stall slows the measured rate); bursts of progress signals make one recomputation.
@@ -44,104 +44,6 @@ SUMMARY_DELAY_MS = 500
 PROBE_ACTIVE_MS = 2000
 PROBE_IDLE_MS = 5000
 BAR_STEPS = 1000
-
-
-@dataclass(frozen=True, slots=True)
-class WorkReport:
-    """What the status bar shows."""
-
-    base: RunProgress | None  # the selected base's run
-    overall: RunProgress | None  # all bases' run, when bases besides the selected one work
-
-    @property
-    def shown(self) -> RunProgress | None:
-        """The run the bar shows: the selected base's, else all bases'."""
-        if self.base is not None and self.base.total:
-            return self.base
-        return self.overall if self.overall is not None and self.overall.total else None
-
-
-# -- words -------------------------------------------------------------------------------------
-
-
-def _tr(text: str, n: int = -1) -> str:
-    return QCoreApplication.translate("Progress", text, None, n)
-
-
-def eta_text(seconds: float) -> str:
-    """ "~2 min left"."""
-    hours, minutes, secs = approx_duration(seconds)
-    if hours and minutes:
-        return _tr("~{0} h {1} min left").format(hours, minutes)
-    if hours:
-        return _tr("~{0} h left").format(hours)
-    if minutes:
-        return _tr("~{0} min left").format(minutes)
-    if secs <= 10:
-        return _tr("a few seconds left")
-    return _tr("~{0} s left").format(secs)
-
-
-def _count(run: RunProgress, kind: ItemType | None) -> str:
-    if kind is ItemType.DIRECTORY:
-        return _tr("{0} of %n file(s)", run.total).format(run.done)
-    if kind is ItemType.SITEMAP:
-        return _tr("{0} of %n page(s)", run.total).format(run.done)
-    return _tr("{0} of %n document(s)", run.total).format(run.done)
-
-
-def _sizes(run: RunProgress) -> str:
-    if not run.by_bytes or run.done_bytes is None or run.total_bytes is None:
-        return ""
-    return _tr("{0} of {1}").format(format_size(run.done_bytes), format_size(run.total_bytes))
-
-
-def run_text(run: RunProgress, kind: ItemType | None = None) -> str:
-    """ "120 of 480 files · 35 MiB of 140 MiB · ~2 min left"."""
-    parts = [_count(run, kind), _sizes(run)]
-    if run.eta is not None:
-        parts.append(eta_text(run.eta))
-    elif not run.running and run.done < run.total:
-        parts.append(_tr("waiting"))
-    return " · ".join(p for p in parts if p)
-
-
-def short_text(run: RunProgress) -> str:
-    """ "120/480 · ~2 min left": the same run for a narrow column."""
-    parts = [f"{run.done}/{run.total}"]
-    if run.eta is not None:
-        parts.append(eta_text(run.eta))
-    return " · ".join(parts)
-
-
-def scope_text(run: RunProgress) -> str:
-    """One scope's line in the status bar: documents, sources being expanded, deletions."""
-    parts: list[str] = []
-    if run.total:
-        if run.running or run.done:
-            parts.append(_tr("Indexing {0}").format(run_text(run)))
-        else:
-            parts.append(_tr("%n document(s) waiting", run.total))
-    if run.preparing:
-        parts.append(_tr("Preparing %n folder(s) or sitemap(s)", run.preparing))
-    if run.deleting:
-        parts.append(_tr("Deleting %n document(s)", run.deleting))
-    return " · ".join(parts)
-
-
-def speed_text(run: RunProgress, speed: float) -> str:
-    if run.by_bytes:
-        return _tr("{0}/s").format(format_size(speed))
-    return _tr("{0} documents/s").format(f"{speed:.1f}")
-
-
-def report_text(report: WorkReport) -> str:
-    parts = []
-    if report.base is not None:
-        parts.append(scope_text(report.base))
-    if report.overall is not None:
-        parts.append(_tr("All bases: {0}").format(scope_text(report.overall)))
-    return "  |  ".join(p for p in parts if p) or _tr("Idle")
 
 
 # -- the watcher -------------------------------------------------------------------------------
@@ -289,8 +191,8 @@ class ProgressWatcher(QObject):
             self._model.set_run(
                 folder.id,
                 {
-                    "text": run_text(run, folder.type),
-                    "short": short_text(run),
+                    "text": texts().run_line(run, folder.type),
+                    "short": texts().short_line(run),
                     "fraction": run.fraction,
                 },
             )
@@ -349,6 +251,8 @@ class ProgressWatcher(QObject):
 
     def _on_summary(self, counts: dict[str, WorkCounts]) -> None:
         self._reading = False
+        if not shiboken6.isValid(self):
+            return  # the window closed while the count was read
         self._summary = counts
         self._jobs = {b: (c.queued_jobs, c.running_jobs) for b, c in counts.items()}
         self._follow_other_processes(counts)
@@ -397,18 +301,14 @@ class WorkStatus(QWidget):
 
     @Slot(object)
     def show_report(self, report: WorkReport) -> None:
-        text = report_text(report)
-        self.label.setText(text)
+        self.label.setText(texts().report(report))
         run = report.shown
         if run is not None:
             self.bar.setValue(round(run.fraction * BAR_STEPS))
             self.bar.show()
         else:
             self.bar.hide()
-        tip = text.replace("  |  ", "\n")
-        if run is not None and run.rate:
-            tip += "\n" + _tr("Speed: {0}").format(speed_text(run, run.rate))
-        self.setToolTip(tip if run is not None else "")
+        self.setToolTip(texts().tooltip(report))
         # While work goes on the line only grows, so the status bar does not jump with
         # every digit; once idle it shrinks back.
         active = report.base is not None or report.overall is not None

@@ -9,12 +9,12 @@ import shiboken6
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Slot
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from app.ui import theme
 from app.ui.icons import icon
 from app.ui.notifications import Level, Notice
 
 MAX_VISIBLE = 3
 LIFETIME_MS = {Level.INFO: 6000, Level.WARNING: 10000, Level.ERROR: 15000}
-BORDER = {Level.INFO: "#2f6fdb", Level.WARNING: "#d9822b", Level.ERROR: "#d64545"}
 
 
 class Toast(QFrame):
@@ -23,9 +23,10 @@ class Toast(QFrame):
         self.setObjectName("toast")
         self.notice = notice
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
+        border = theme.notice_colour(notice.level.value)  # readable on light and dark
         self.setStyleSheet(
-            f"#toast {{ background: palette(base); border: 1px solid {BORDER[notice.level]};"
-            " border-left: 5px solid " + BORDER[notice.level] + "; border-radius: 6px; }"
+            f"#toast {{ background: palette(base); border: 1px solid {border};"
+            " border-left: 5px solid " + border + "; border-radius: 6px; }"
         )
         mark = QLabel(self)
         mark.setPixmap(icon(f"status-{notice.level.value}").pixmap(18, 18))

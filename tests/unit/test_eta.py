@@ -156,6 +156,18 @@ def test_a_burst_is_smoothed() -> None:
     assert before - after < 20
 
 
+def test_looking_again_at_the_same_moment_changes_nothing() -> None:
+    # The display samples on every tick and every signal: a look just before a batch lands
+    # and one just after, at the same moment, must give what one look after it gives.
+    once, often = RateEstimator(), RateEstimator()
+    for s in range(0, 150, 30):
+        once.add(float(s), s * 10.0)
+        often.add(float(s), max(0, s - 30) * 10.0)
+        often.add(float(s), s * 10.0)
+    assert often.rate() == pytest.approx(once.rate())
+    assert often.eta(120.0, 600) == pytest.approx(60.0)
+
+
 def test_a_stall_slows_the_rate_down_and_the_eta_up() -> None:
     estimator = RateEstimator()
     done = feed(estimator, 0.0, 20, rate=10.0)
