@@ -214,14 +214,17 @@ def _build(palette: QPalette) -> Theme:
     )
 
 
-_cache: dict[tuple[int, str | None], Theme] = {}
+# By palette key; a colour-scheme change, which can decide for mid-grey palettes without
+# changing the palette, clears it (ThemeWatcher).
+_cache: dict[int, Theme] = {}
 
 
 def theme_for(palette: QPalette) -> Theme:
     """The colours for `palette` (cached: delegates ask while painting)."""
-    key = (palette.cacheKey(), color_scheme())
+    key = palette.cacheKey()
     found = _cache.get(key)
     if found is None:
+        watcher()  # from now on a scheme change clears the cache
         if len(_cache) > 32:
             _cache.clear()
         found = _cache[key] = _build(palette)
