@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,11 +18,11 @@ from pytestqt.qtbot import QtBot
 
 from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService
-from app.knowledge.types import Base, ItemStatus, ItemType
+from app.knowledge.types import Base, ItemPhase, ItemStatus, ItemType
 from app.runtime.executor import JobExecutor
 from app.ui import i18n, progress
 from app.ui.context import UiContext
-from app.ui.eta import RunProgress
+from app.ui.eta import RunProgress, count_work
 from app.ui.items.item_model import Column, ItemTreeModel, Role
 from app.ui.items.items_panel import ItemsPanel
 from app.ui.items.status_delegate import badge_text
@@ -170,6 +171,42 @@ def test_a_small_file_being_embedded_never_shows_zero_percent(
     finally:
         gate.open()
     qtbot.waitUntil(lambda: statuses(panel.model) == [ItemStatus.COMPLETED], timeout=WAIT_MS)
+
+
+# -- the catalog's counts --------------------------------------------------------------------
+
+
+def test_the_catalog_counts_every_bases_work(quiet_ctx: UiContext, tmp_path: Path) -> None:
+    service = quiet_ctx.service
+    base = service.create_base("Docs", embedding_model="fake:bow")
+    other = service.create_base("Other")
+    a, b = write_files(tmp_path / "docs", 2)
+    added = service.add(base.id, [a, b]).added
+    service.add_note(base.id, "Note", "a note has no size until it is indexed")
+    service.jobs.set_item_phase(added[0].id, ItemPhase.EMBEDDING, 40.0)
+    counts = service.work_counts()
+    assert other.id not in counts  # nothing there
+    work = counts[base.id]
+    size = a.stat().st_size
+    assert (work.settled, work.pending, work.unsized, work.deleting) == (0, 3, 1, 0)
+    assert work.pending_bytes == 2 * size
+    assert work.partial_bytes == pytest.approx(0.4 * size)
+    assert (work.queued_jobs, work.running_jobs) == (3, 0)
+    # The same counts as the window makes from the items it shows.
+    assert count_work(service.list_items(base.id), {}) == replace(
+        work, queued_jobs=0, running_jobs=0
+    )
+
+    service.run_pending_jobs()
+    folder = tmp_path / "more"
+    write_files(folder, 2)
+    service.add(other.id, [folder])  # a folder waiting to be expanded
+    service.delete_items(base.id, [added[1].id])
+    counts = service.work_counts()
+    work = counts[base.id]
+    assert (work.settled, work.pending, work.deleting) == (2, 0, 1)
+    assert work.settled_bytes >= size
+    assert (counts[other.id].preparing, counts[other.id].pending) == (1, 0)
 
 
 # -- the status bar ------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from PySide6.QtCore import QEvent, QModelIndex, QObject, QRectF
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QRectF, Qt
 from PySide6.QtGui import QColor, QPalette, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QApplication, QStyleFactory, QWidget
 from pytestqt.qtbot import QtBot
@@ -201,7 +201,13 @@ def test_a_palette_change_repaints_the_badges_in_the_new_colours(
     assert not close_to(dark.stroke, light.stroke)
 
 
-def test_a_colour_scheme_change_repaints_the_status_column(qtbot: QtBot) -> None:
+def test_a_colour_scheme_change_recolours_and_repaints(
+    qtbot: QtBot, qapp: QApplication, restore_palette: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A mid-grey palette is the one case the system's scheme decides.
+    grey = palette("#7a7a7a", "#858585", "#808080", "#000000", "#303030")
+    qapp.setPalette(grey)
+    monkeypatch.setattr(theme, "color_scheme", lambda: "light")
     view = ItemTreeView()
     qtbot.addWidget(view)
     model = ItemTreeModel()
@@ -210,9 +216,13 @@ def test_a_colour_scheme_change_repaints_the_status_column(qtbot: QtBot) -> None
     view.setItemDelegateForColumn(Column.STATUS, StatusDelegate(view))
     view.show()
     qtbot.waitExposed(view)
+    assert not theme.theme_for(view.palette()).dark
     counter = PaintCounter(view.viewport())
-    theme.watcher().changed.emit()  # what colorSchemeChanged leads to
+    monkeypatch.setattr(theme, "color_scheme", lambda: "dark")
+    hints = qapp.styleHints()
+    hints.colorSchemeChanged.emit(Qt.ColorScheme.Dark)  # as the system sends it
     qtbot.waitUntil(lambda: counter.paints > 0)
+    assert theme.theme_for(view.palette()).dark
 
 
 # -- the other painters ----------------------------------------------------------------------
