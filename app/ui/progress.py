@@ -68,6 +68,11 @@ class ProgressWatcher(QObject):
         self.clock: Callable[[], float] = time.monotonic  # tests move time themselves
         self._base_id: str | None = None
         self._live: dict[str, tuple[str, float]] = {}
+        # The shown base's counts, and its running folders' (counted again only after the
+        # items or their progress changed: a tick on a big idle base costs nothing)
+        self._dirty = True
+        self._base_counts = WorkCounts()
+        self._folder_counts: list[tuple[Item, WorkCounts]] = []
         self._jobs: dict[str, tuple[int, int]] = {}  # base id -> (queued, running) jobs
         self._summary: dict[str, WorkCounts] = {}
         self._reading = False
@@ -119,20 +124,19 @@ class ProgressWatcher(QObject):
         """Recompute the report and the folders' lines from what is known now."""
         self._recompute.stop()
         self._follow_base()
+        if self._dirty:
+            self._recount()
         now = self.clock()
-        items = self._model.items() if self._base_id is not None else []
-        self._prune_live(items)
         counts = dict(self._summary)
         if self._base_id is not None:
-            fresh = count_work(items, self._live)
             counts[self._base_id] = replace(
-                fresh,
+                self._base_counts,
                 queued_jobs=self._queued(self._base_id),
                 running_jobs=self._running(self._base_id),
             )
         base_run = self._update_base(now, counts)
         overall_run = self._update_overall(now, counts)
-        folders = self._update_folders(now, items)
+        folders = self._update_folders(now)
         report = WorkReport(base_run, overall_run)
         active = base_run is not None or overall_run is not None or folders
         if active and not self._tick.isActive():
@@ -153,6 +157,24 @@ class ProgressWatcher(QObject):
             self._live.clear()
             self._base_run.reset()
             self._folder_runs.clear()
+            self._dirty = True
+
+    def _recount(self) -> None:
+        """Count the shown base's items and its running folders' children."""
+        items = self._model.items() if self._base_id is not None else []
+        self._prune_live(items)
+        children: dict[str, list[Item]] = {}
+        running: list[Item] = []
+        for item in items:
+            if item.parent_id is not None:
+                children.setdefault(item.parent_id, []).append(item)
+            if item.type in CONTAINERS and item.status in RUNNING_STATUSES:
+                running.append(item)
+        self._base_counts = count_work(items, self._live)
+        self._folder_counts = [
+            (folder, count_work(children.get(folder.id, []), self._live)) for folder in running
+        ]
+        self._dirty = False
 
     def _update_base(self, now: float, counts: dict[str, WorkCounts]) -> RunProgress | None:
         if self._base_id is None:
@@ -168,22 +190,13 @@ class ProgressWatcher(QObject):
         others = any(is_active(c) for b, c in counts.items() if b != self._base_id)
         return run if others else None
 
-    def _update_folders(self, now: float, items: list[Item]) -> bool:
+    def _update_folders(self, now: float) -> bool:
         """Write running folders' and sitemaps' progress lines; True if any runs."""
-        children: dict[str, list[Item]] = {}
-        running: list[Item] = []
-        for item in items:
-            if item.parent_id is not None:
-                children.setdefault(item.parent_id, []).append(item)
-            if item.type in CONTAINERS and item.status in RUNNING_STATUSES:
-                running.append(item)
         jobs_running = self._base_id is not None and self._running(self._base_id) > 0
         seen: set[str] = set()
-        for folder in running:
+        for folder, counts in self._folder_counts:
             tracker = self._folder_runs.setdefault(folder.id, RunTracker(whole=True))
-            run = tracker.update(
-                now, count_work(children.get(folder.id, []), self._live), running=jobs_running
-            )
+            run = tracker.update(now, counts, running=jobs_running)
             if run is None or not run.total:
                 self._model.set_run(folder.id, None)
                 continue
@@ -196,7 +209,7 @@ class ProgressWatcher(QObject):
                     "fraction": run.fraction,
                 },
             )
-        for gone in set(self._folder_runs) - {f.id for f in running}:
+        for gone in set(self._folder_runs) - {f.id for f, _ in self._folder_counts}:
             del self._folder_runs[gone]
             self._model.set_run(gone, None)
         return bool(seen)
@@ -227,6 +240,7 @@ class ProgressWatcher(QObject):
     def _on_item_progress(self, base_id: str, item_id: str, phase: str, percent: float) -> None:
         if base_id == self._feed.base_id and base_id == self._base_id:
             self._live[item_id] = (phase, percent)
+            self._dirty = True
             self._schedule_refresh()
 
     @Slot(str, list)
@@ -247,6 +261,7 @@ class ProgressWatcher(QObject):
 
     @Slot()
     def _on_feed_refreshed(self) -> None:
+        self._dirty = True
         self._schedule_refresh()
 
     def _on_summary(self, counts: dict[str, WorkCounts]) -> None:
@@ -255,6 +270,9 @@ class ProgressWatcher(QObject):
             return  # the window closed while the count was read
         self._summary = counts
         self._jobs = {b: (c.queued_jobs, c.running_jobs) for b, c in counts.items()}
+        self._follow_base()
+        if self._dirty:
+            self._recount()
         self._follow_other_processes(counts)
         self.refresh()
 
@@ -268,7 +286,7 @@ class ProgressWatcher(QObject):
         if base_id is None or self._feed.loading:
             return
         catalog = counts.get(base_id, WorkCounts())
-        shown = count_work(self._model.items(), {})
+        shown = self._base_counts
         fields = ("settled", "pending", "preparing", "deleting")
         differs = any(getattr(catalog, f) != getattr(shown, f) for f in fields)
         foreign = catalog.running_jobs > 0 and self._ctx.executor.running_count == 0
