@@ -35,7 +35,7 @@ from app.ui.items.item_model import Role, phase_label, status_label
 _PAD_X = 7
 _GAP = 6
 _RUNNING = (ItemStatus.PREPARING, ItemStatus.PROCESSING)
-_SELECTED_BAR_HEIGHT = 3.0
+_SELECTED_BAR_HEIGHT = 2.0
 
 
 def badge_text(status: ItemStatus, phase: str | None, percent: float | None) -> str:
@@ -217,14 +217,16 @@ class StatusDelegate(QStyledItemDelegate):
         path.addRoundedRect(badge, badge.height() / 2, badge.height() / 2)
         if selected:
             # On the selection colour only the palette's own pair reads well: outline and
-            # text in the highlighted-text colour, the done share as a strip below the text.
+            # text in the highlighted-text colour, the done share thickening the bottom edge
+            # (along its straight part), clear of the text.
             ink = option.palette.color(QPalette.ColorRole.HighlightedText)
             stroke = text_colour = ink
             if fraction is not None and status in _RUNNING:
+                radius = badge.height() / 2
                 done = QRectF(
-                    badge.left() + _PAD_X,
-                    badge.bottom() - _SELECTED_BAR_HEIGHT - 1,
-                    (badge.width() - 2 * _PAD_X) * fraction,
+                    badge.left() + radius,
+                    badge.bottom() - _SELECTED_BAR_HEIGHT / 2,
+                    (badge.width() - 2 * radius) * fraction,
                     _SELECTED_BAR_HEIGHT,
                 )
                 painter.fillRect(done, ink)
