@@ -9,7 +9,13 @@ from collections.abc import Sequence
 from app import __version__
 
 # Options the window understands; anything else (a command, --help) goes to the CLI.
-GUI_OPTIONS = {"--self-test": False, "--screenshot": True, "--lang": True, "--home": True}
+GUI_OPTIONS = {
+    "--self-test": False,
+    "--screenshot": True,
+    "--lang": True,
+    "--home": True,
+    "--dark": False,
+}
 
 
 def wants_gui(args: Sequence[str]) -> bool:

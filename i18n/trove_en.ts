@@ -662,14 +662,6 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Working: {0} running, {1} waiting</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Idle</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>{0} documents · {1} completed · {2} in progress · {3} failed</source>
         <translation type="unfinished"></translation>
     </message>
@@ -851,6 +843,103 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
     <name>OriginalOpener</name>
     <message>
         <source>No application could open the original</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ProgressTexts</name>
+    <message>
+        <source>~{0} h {1} min left</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>~{0} h left</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>~{0} min left</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a few seconds left</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>~{0} s left</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>{0} of %n file(s)</source>
+        <translation>
+            <numerusform>{0} of %n file</numerusform>
+            <numerusform>{0} of %n files</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>{0} of %n page(s)</source>
+        <translation>
+            <numerusform>{0} of %n page</numerusform>
+            <numerusform>{0} of %n pages</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>{0} of %n document(s)</source>
+        <translation>
+            <numerusform>{0} of %n document</numerusform>
+            <numerusform>{0} of %n documents</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>{0} of {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>waiting</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Indexing {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n document(s) waiting</source>
+        <translation>
+            <numerusform>%n document waiting</numerusform>
+            <numerusform>%n documents waiting</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Preparing %n folder(s) or sitemap(s)</source>
+        <translation>
+            <numerusform>Preparing %n folder or sitemap</numerusform>
+            <numerusform>Preparing %n folders or sitemaps</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Deleting %n document(s)</source>
+        <translation>
+            <numerusform>Deleting %n document</numerusform>
+            <numerusform>Deleting %n documents</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>{0}/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} documents/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All bases: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Idle</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Speed: {0}</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1364,6 +1453,10 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
     <name>StatusDelegate</name>
     <message>
         <source>{0} {1}%</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0}…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -652,14 +652,6 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
         <translation>&lt;b&gt;Trove {0}&lt;/b&gt;&lt;br&gt;保存在你自己电脑上的知识库：对文件、网页和笔记进行全文与语义检索。</translation>
     </message>
     <message>
-        <source>Working: {0} running, {1} waiting</source>
-        <translation>工作中：{0} 个运行，{1} 个等待</translation>
-    </message>
-    <message>
-        <source>Idle</source>
-        <translation>空闲</translation>
-    </message>
-    <message>
         <source>{0} documents · {1} completed · {2} in progress · {3} failed</source>
         <translation>{0} 个文档 · {1} 个已完成 · {2} 个进行中 · {3} 个失败</translation>
     </message>
@@ -841,6 +833,97 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
     <message>
         <source>No application could open the original</source>
         <translation>没有应用程序能打开原件</translation>
+    </message>
+</context>
+<context>
+    <name>ProgressTexts</name>
+    <message>
+        <source>~{0} h {1} min left</source>
+        <translation>约剩 {0} 小时 {1} 分钟</translation>
+    </message>
+    <message>
+        <source>~{0} h left</source>
+        <translation>约剩 {0} 小时</translation>
+    </message>
+    <message>
+        <source>~{0} min left</source>
+        <translation>约剩 {0} 分钟</translation>
+    </message>
+    <message>
+        <source>a few seconds left</source>
+        <translation>还剩几秒</translation>
+    </message>
+    <message>
+        <source>~{0} s left</source>
+        <translation>约剩 {0} 秒</translation>
+    </message>
+    <message numerus="yes">
+        <source>{0} of %n file(s)</source>
+        <translation>
+            <numerusform>{0} / %n 个文件</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>{0} of %n page(s)</source>
+        <translation>
+            <numerusform>{0} / %n 个网页</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>{0} of %n document(s)</source>
+        <translation>
+            <numerusform>{0} / %n 个文档</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>{0} of {1}</source>
+        <translation>{0} / {1}</translation>
+    </message>
+    <message>
+        <source>waiting</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <source>Indexing {0}</source>
+        <translation>正在索引 {0}</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n document(s) waiting</source>
+        <translation>
+            <numerusform>%n 个文档等待中</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Preparing %n folder(s) or sitemap(s)</source>
+        <translation>
+            <numerusform>正在准备 %n 个文件夹或站点地图</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Deleting %n document(s)</source>
+        <translation>
+            <numerusform>正在删除 %n 个文档</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>{0}/s</source>
+        <translation>{0}/秒</translation>
+    </message>
+    <message>
+        <source>{0} documents/s</source>
+        <translation>每秒 {0} 个文档</translation>
+    </message>
+    <message>
+        <source>All bases: {0}</source>
+        <translation>全部知识库：{0}</translation>
+    </message>
+    <message>
+        <source>Idle</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <source>Speed: {0}</source>
+        <translation>速度：{0}</translation>
     </message>
 </context>
 <context>
@@ -1346,6 +1429,10 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
     <message>
         <source>{0} {1}%</source>
         <translation>{0} {1}%</translation>
+    </message>
+    <message>
+        <source>{0}…</source>
+        <translation>{0}…</translation>
     </message>
     <message>
         <source>{0} failed</source>

@@ -10,6 +10,7 @@ import logging
 import threading
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from concurrent.futures import Future
+from dataclasses import replace
 from pathlib import Path
 from typing import Unpack
 
@@ -59,6 +60,7 @@ from app.knowledge.types import (
     SearchResponse,
     StoredChunk,
     TroveError,
+    WorkCounts,
 )
 from app.providers import async_probe, secrets
 from app.providers.factory import ProviderSettings, builtin_local_settings
@@ -209,6 +211,15 @@ class KnowledgeService:
     def child_status_counts(self, parent_id: str) -> dict[ItemStatus, int]:
         """How many of a folder's or sitemap's children are in each status."""
         return self.catalog.child_status_counts(parent_id)
+
+    def work_counts(self) -> dict[str, WorkCounts]:
+        """How far every base with content is in indexing, with its queued and running jobs
+        (any process's): what progress displays show for bases and work they do not watch."""
+        counts = self.catalog.work_counts()
+        for base_id, (queued, running) in self.catalog.job_counts_by_base().items():
+            was = counts.get(base_id, WorkCounts())
+            counts[base_id] = replace(was, queued_jobs=queued, running_jobs=running)
+        return counts
 
     def activity(self, base_id: str) -> recovery.Activity:
         """Which processes work on the queue, and what of the base's work nobody claimed."""

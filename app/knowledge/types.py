@@ -221,6 +221,24 @@ class Item:
 
 
 @dataclass(frozen=True, slots=True)
+class WorkCounts:
+    """Where a base's documents (folders and sitemaps aside) stand in indexing, counted in
+    SQL for progress displays: a window that shows another base, or another process's
+    work, still tells how far it is."""
+
+    settled: int = 0  # completed or failed
+    settled_bytes: int = 0
+    pending: int = 0  # preparing or processing
+    pending_bytes: int = 0  # of the pending ones whose size is known
+    unsized: int = 0  # pending ones without a known size (web pages, notes)
+    partial_bytes: float = 0.0  # the share of pending sizes already embedded or being written
+    preparing: int = 0  # folders and sitemaps still being expanded
+    deleting: int = 0
+    queued_jobs: int = 0
+    running_jobs: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class SearchResult:
     rank: int
     score: float

@@ -1,7 +1,8 @@
 """Starts the window: Qt application, language, the engine and its runtime, an asyncio loop
 (qasync) for the window's network calls, then the main window.
 
-`--screenshot PATH` renders the window with a demo base to a PNG and exits; `--self-test`
+`--screenshot PATH` renders the window with a demo base to a PNG and exits (`--dark` forces a
+dark palette, for the README's dark picture or to try it out); `--self-test`
 opens the window, runs one search through it, prints one JSON line and exits (the frozen
 build's smoke test uses it)."""
 
@@ -25,7 +26,7 @@ from app.knowledge.logs import configure_logging
 from app.knowledge.service import open_service
 from app.knowledge.types import TroveError
 from app.runtime.executor import JobExecutor
-from app.ui import errors, i18n
+from app.ui import errors, i18n, theme
 from app.ui.context import UiContext
 from app.ui.icons import app_icon
 from app.ui.notifications import Notifier
@@ -40,6 +41,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--lang", choices=i18n.LANGUAGES, help="interface language")
     parser.add_argument("--screenshot", metavar="PATH", help="render a demo window to a PNG")
     parser.add_argument("--self-test", action="store_true", help="open, search once, exit")
+    parser.add_argument(
+        "--dark", action="store_true", help="use a dark palette whatever the system's is"
+    )
     return parser.parse_args(list(argv))
 
 
@@ -101,6 +105,8 @@ def main(argv: Sequence[str]) -> int:
     # Trove's warnings to the terminal, libraries' chatter (and reader workers') to the log file.
     configure_logging(home)
     app = application()
+    if args.dark:
+        theme.force_dark(app)
     settings = QSettings(str(home / "settings.ini"), QSettings.Format.IniFormat)
     language = i18n.choose_language(args.lang, settings)
     translators = i18n.install_translators(app, language)

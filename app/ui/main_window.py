@@ -30,6 +30,7 @@ from app.ui.empty_state import EmptyState
 from app.ui.icons import app_icon
 from app.ui.items.items_panel import ItemsPanel
 from app.ui.mcp_dialog import McpDialog
+from app.ui.progress import ProgressWatcher, WorkStatus
 from app.ui.providers.providers_dialog import ProvidersDialog
 from app.ui.questions import ask_yes_no
 from app.ui.search.search_view import SearchView
@@ -226,13 +227,14 @@ class MainWindow(QMainWindow):
         self._busy_timer.setSingleShot(True)
         self._busy_timer.setInterval(BUSY_DELAY_MS)
         self.statusBar().addPermanentWidget(self.busy)
-        self.queue_label = QLabel(self)
-        self.queue_label.setObjectName("queueStatus")
         self.counts_label = QLabel(self)
         self.counts_label.setObjectName("itemCounts")
         self.statusBar().addWidget(self.counts_label, 1)
-        self.statusBar().addPermanentWidget(self.queue_label)
-        self._update_queue_label()
+        # What indexing really does, in this base and all bases, whoever runs it.
+        self.work = WorkStatus(self)
+        self.queue_label = self.work.label
+        self.statusBar().addPermanentWidget(self.work)
+        self.progress = ProgressWatcher(self.ctx, self.items.model, self.items.feed, self)
 
     def _connect_signals(self) -> None:
         self.bases.baseSelected.connect(self._on_base_selected)
@@ -256,6 +258,7 @@ class MainWindow(QMainWindow):
         self.ctx.notifier.withdrawn.connect(self.toasts.withdraw)
         self.ctx.executor.queueChanged.connect(self._on_queue_changed)
         self.ctx.executor.drained.connect(self._on_drained)
+        self.progress.changed.connect(self.work.show_report)
         self.ctx.tasks.failed.connect(self._on_background_failed)
         self.ctx.tasks.activeChanged.connect(self._on_tasks_active)
         self._busy_timer.timeout.connect(self.busy.show)
@@ -320,12 +323,10 @@ class MainWindow(QMainWindow):
             self._queues[base_id] = (queued, running)
         else:
             self._queues.pop(base_id, None)
-        self._update_queue_label()
 
     @Slot()
     def _on_drained(self) -> None:
         self._queues.clear()
-        self._update_queue_label()
 
     @Slot(bool)
     def _on_tasks_active(self, active: bool) -> None:
@@ -375,16 +376,6 @@ class MainWindow(QMainWindow):
                 "semantic search over your files, web pages and notes."
             ).format(__version__),
         )
-
-    def _update_queue_label(self) -> None:
-        queued = sum(q for q, _ in self._queues.values())
-        running = sum(r for _, r in self._queues.values())
-        if queued or running:
-            self.queue_label.setText(
-                self.tr("Working: {0} running, {1} waiting").format(running, queued)
-            )
-        else:
-            self.queue_label.setText(self.tr("Idle"))
 
     @Slot()
     def _update_counts(self) -> None:

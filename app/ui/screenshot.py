@@ -46,6 +46,7 @@ def show_demo(ctx: UiContext, language: str) -> MainWindow:
     window.search.searchFinished.connect(finished.append)
     window.search.search(demo.query)
     wait_until(lambda: bool(finished), 60, "the demo search")
+    window.progress.refresh()  # the status bar's line, without waiting for its next tick
     return window
 
 

@@ -15,6 +15,7 @@ from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt, QTimer, Signal, S
 from PySide6.QtGui import QCloseEvent, QEnterEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from app.ui import theme
 from app.ui.icons import icon
 from app.ui.notifications import Level, Notice
 
@@ -22,7 +23,6 @@ MAX_VISIBLE = 3
 LIFETIME_MS = {Level.INFO: 6000, Level.WARNING: 10000, Level.ERROR: 15000}
 # After the mouse leaves a held toast it stays at least this long, to be read to the end.
 HOLD_AFTER_HOVER_MS = 2000
-BORDER = {Level.INFO: "#2f6fdb", Level.WARNING: "#d9822b", Level.ERROR: "#d64545"}
 WIDTH = 380
 MIN_WIDTH = 200
 MARGIN = 12
@@ -39,9 +39,10 @@ class Toast(QFrame):
         self.notice = notice
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        border = theme.notice_colour(notice.level.value)  # readable on light and dark
         self.setStyleSheet(
-            f"#toast {{ background: palette(base); border: 1px solid {BORDER[notice.level]};"
-            " border-left: 5px solid " + BORDER[notice.level] + "; border-radius: 6px; }"
+            f"#toast {{ background: palette(base); border: 1px solid {border};"
+            " border-left: 5px solid " + border + "; border-radius: 6px; }"
         )
         self._action = QToolButton(self)
         self._action.setObjectName("toastAction")

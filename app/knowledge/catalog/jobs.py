@@ -176,5 +176,21 @@ class JobRows(CatalogConnection):
         counts = dict(self._rows(sql + " GROUP BY status", args))
         return int(counts.get("queued", 0)), int(counts.get("running", 0))
 
+    def job_counts_by_base(self) -> dict[str, tuple[int, int]]:
+        """(queued, running) jobs of each base that has any."""
+        rows = self._rows(
+            "SELECT base_id, status, count(*) FROM jobs WHERE status IN ('queued', 'running')"
+            " GROUP BY base_id, status"
+        )
+        counts: dict[str, tuple[int, int]] = {}
+        for base_id, status, n in rows:
+            queued, running = counts.get(str(base_id), (0, 0))
+            if status == "queued":
+                queued += int(n)
+            else:
+                running += int(n)
+            counts[str(base_id)] = (queued, running)
+        return counts
+
     def count_live_jobs(self, base_id: str | None = None) -> int:
         return sum(self.job_counts(base_id))

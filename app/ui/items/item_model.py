@@ -69,6 +69,8 @@ class Role(IntEnum):
     FILTER = Qt.ItemDataRole.UserRole + 8
     # on a folder row made from paths: "<folder item id>/<path>" (it has no ITEM_ID)
     FOLDER = Qt.ItemDataRole.UserRole + 9
+    # a running folder's or sitemap's progress: {"text", "short", "fraction"} (progress.py)
+    RUN = Qt.ItemDataRole.UserRole + 10
 
 
 CONTAINERS = frozenset({ItemType.DIRECTORY, ItemType.SITEMAP})
@@ -249,6 +251,12 @@ class ItemTreeModel(QStandardItemModel):
         status = row.cells[Column.STATUS]
         status.setData(phase, Role.PHASE)
         status.setData(percent, Role.PROGRESS)
+
+    def set_run(self, item_id: str, run: dict[str, object] | None) -> None:
+        """Show (or clear) a folder's or sitemap's progress line on its status cell."""
+        row = self._rows.get(item_id)
+        if row is not None and row.cells[Column.STATUS].data(Role.RUN) != run:
+            row.cells[Column.STATUS].setData(run, Role.RUN)
 
     # -- lookups ---------------------------------------------------------------------------
 

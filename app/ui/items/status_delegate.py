@@ -1,39 +1,54 @@
 """Paints the status column: a coloured badge, the running phase with its percent, and for
-folders and sitemaps the share of their children that finished (napari style: the badge is
-painted over `super().paint()`, which draws selection and focus)."""
+folders and sitemaps the share of their children that finished, or while they run, how far
+they are with an ETA (napari style: the badge is painted over `super().paint()`, which draws
+selection and focus). Colours come from `app.ui.theme`, picked for the view's palette."""
 
 from __future__ import annotations
 
 from collections import Counter
 
-from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPainterPath
-from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
+from PySide6.QtCore import (
+    QCoreApplication,
+    QEvent,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QRectF,
+    QSize,
+    Qt,
+    Slot,
+)
+from PySide6.QtGui import QColor, QFontMetrics, QHelpEvent, QPainter, QPainterPath, QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QToolTip,
+    QWidget,
+)
 
 from app.knowledge.types import ItemStatus
+from app.ui import theme
 from app.ui.items.item_model import Role, phase_label, status_label
-
-STATUS_COLOURS = {
-    ItemStatus.PREPARING: QColor("#7a869a"),
-    ItemStatus.PROCESSING: QColor("#2f6fdb"),
-    ItemStatus.COMPLETED: QColor("#2e9d5b"),
-    ItemStatus.FAILED: QColor("#d64545"),
-    ItemStatus.DELETING: QColor("#d9822b"),
-}
 
 _PAD_X = 7
 _GAP = 6
+_RUNNING = (ItemStatus.PREPARING, ItemStatus.PROCESSING)
+_SELECTED_BAR_HEIGHT = 2.0
 
 
 def badge_text(status: ItemStatus, phase: str | None, percent: float | None) -> str:
-    """What the badge says: the status, or the running phase with its percent."""
-    if status in (ItemStatus.PREPARING, ItemStatus.PROCESSING) and phase:
+    """What the badge says: the status, or the running phase with its percent. A phase
+    whose first percentage has not arrived says "Embedding…", not a misleading 0 %: small
+    documents finish before the throttled progress reports a later one."""
+    if status in _RUNNING and phase:
         label = phase_label(phase)
-        if percent is not None and percent >= 0:
+        if percent is not None and round(percent) >= 1:
             return QCoreApplication.translate("StatusDelegate", "{0} {1}%").format(
-                label, round(percent)
+                label, round(min(percent, 100.0))
             )
-        return label
+        return QCoreApplication.translate("StatusDelegate", "{0}…").format(label)
     return status_label(status)
 
 
@@ -65,7 +80,29 @@ def _counts(value: object) -> Counter[ItemStatus] | None:
     return Counter({ItemStatus(str(k)): int(n) for k, n in value.items()})
 
 
+def _run(value: object, status: ItemStatus) -> dict[str, object] | None:
+    """A running folder's progress line, if the progress watcher wrote one."""
+    if status not in _RUNNING or not isinstance(value, dict) or not value.get("text"):
+        return None
+    return value
+
+
+def _fraction(run: dict[str, object] | None, percent: object) -> float | None:
+    """How much of the badge shows as done (0..1): a folder's run, else the item's percent
+    once it is a real one (the same rule as the badge's text)."""
+    if run is not None:
+        value = run.get("fraction")
+        return min(1.0, float(value)) if isinstance(value, int | float) and value > 0 else None
+    if isinstance(percent, int | float) and round(percent) >= 1:
+        return min(1.0, percent / 100)
+    return None
+
+
 class StatusDelegate(QStyledItemDelegate):
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        theme.watcher().changed.connect(self._on_theme_changed)
+
     def paint(
         self,
         painter: QPainter,
@@ -83,18 +120,22 @@ class StatusDelegate(QStyledItemDelegate):
         style = widget.style() if isinstance(widget, QWidget) else None
         if style is not None:
             style.drawControl(QStyle.ControlElement.CE_ItemViewItem, plain, painter, widget)
-        phase = index.data(Role.PHASE)
         percent = index.data(Role.PROGRESS)
-        text = badge_text(status, phase, percent)
+        run = _run(index.data(Role.RUN), status)
+        text = badge_text(status, index.data(Role.PHASE), percent)
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
         rect = QRectF(option.rect).adjusted(4, 3, -4, -3)
         painter.save()
         try:
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-            width = self._paint_badge(painter, rect, status, text, percent, option)
-            extra = aggregate_text(_counts(index.data(Role.AGGREGATE)))
+            width = self._paint_badge(
+                painter, rect, status, text, _fraction(run, percent), option, selected
+            )
+            rest = rect.adjusted(width + _GAP, 0, 0, 0)
+            extra = self._extra_text(run, index, QFontMetrics(option.font), rest.width())
             if extra:
-                rest = rect.adjusted(width + _GAP, 0, 0, 0)
-                painter.setPen(option.palette.text().color())
+                role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+                painter.setPen(option.palette.color(role))
                 painter.drawText(rest, int(Qt.AlignmentFlag.AlignVCenter), extra)
         finally:
             painter.restore()
@@ -107,7 +148,10 @@ class StatusDelegate(QStyledItemDelegate):
         status = _status(index.data(Role.STATUS))
         if status is not None:
             text = badge_text(status, index.data(Role.PHASE), index.data(Role.PROGRESS))
-            extra = aggregate_text(_counts(index.data(Role.AGGREGATE)))
+            run = _run(index.data(Role.RUN), status)
+            extra = (
+                str(run["short"]) if run else aggregate_text(_counts(index.data(Role.AGGREGATE)))
+            )
             width = metrics.horizontalAdvance(text) + 2 * _PAD_X + 8
             if extra:
                 width += _GAP + metrics.horizontalAdvance(extra)
@@ -115,37 +159,89 @@ class StatusDelegate(QStyledItemDelegate):
         hint.setHeight(max(hint.height(), metrics.height() + 8))
         return hint
 
+    def helpEvent(
+        self,
+        event: QHelpEvent,
+        view: QAbstractItemView,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> bool:
+        # A running folder's whole progress line, which the column may be too narrow for.
+        status = _status(index.data(Role.STATUS))
+        run = _run(index.data(Role.RUN), status) if status is not None else None
+        if event.type() == QEvent.Type.ToolTip and run is not None:
+            source = str(index.data(Qt.ItemDataRole.ToolTipRole) or "")
+            QToolTip.showText(
+                event.globalPos(), "\n".join(filter(None, [str(run["text"]), source])), view
+            )
+            return True
+        return super().helpEvent(event, view, option, index)
+
+    @Slot()
+    def _on_theme_changed(self) -> None:
+        view = self.parent()
+        if isinstance(view, QAbstractItemView):
+            view.viewport().update()
+
+    @staticmethod
+    def _extra_text(
+        run: dict[str, object] | None,
+        index: QModelIndex | QPersistentModelIndex,
+        metrics: QFontMetrics,
+        width: float,
+    ) -> str:
+        """Beside the badge: a running folder's progress line (shortened to fit), else how
+        many of its children finished."""
+        if run is None:
+            return aggregate_text(_counts(index.data(Role.AGGREGATE)))
+        for candidate in (str(run["text"]), str(run["short"])):
+            if metrics.horizontalAdvance(candidate) <= width:
+                return candidate
+        return metrics.elidedText(str(run["short"]), Qt.TextElideMode.ElideRight, int(width))
+
     def _paint_badge(
         self,
         painter: QPainter,
         rect: QRectF,
         status: ItemStatus,
         text: str,
-        percent: float | None,
+        fraction: float | None,
         option: QStyleOptionViewItem,
+        selected: bool,
     ) -> float:
         metrics = QFontMetrics(option.font)
         width = min(rect.width(), metrics.horizontalAdvance(text) + 2 * _PAD_X)
         badge = QRectF(rect.left(), rect.top(), width, rect.height())
-        colour = STATUS_COLOURS[status]
+        colours = theme.badge(status, option.palette)
         path = QPainterPath()
         path.addRoundedRect(badge, badge.height() / 2, badge.height() / 2)
-        fill = QColor(colour)
-        fill.setAlpha(40)
-        painter.fillPath(path, fill)
-        if percent is not None and percent > 0 and status is ItemStatus.PROCESSING:
-            # The running share fills the badge from the left, like a progress bar.
-            done = QRectF(
-                badge.left(), badge.top(), badge.width() * min(percent, 100) / 100, badge.height()
-            )
-            painter.save()
-            painter.setClipRect(done)
-            strong = QColor(colour)
-            strong.setAlpha(90)
-            painter.fillPath(path, strong)
-            painter.restore()
-        painter.setPen(colour)
+        if selected:
+            # On the selection colour only the palette's own pair reads well: outline and
+            # text in the highlighted-text colour, the done share thickening the bottom edge
+            # (along its straight part), clear of the text.
+            ink = option.palette.color(QPalette.ColorRole.HighlightedText)
+            stroke = text_colour = ink
+            if fraction is not None and status in _RUNNING:
+                radius = badge.height() / 2
+                done = QRectF(
+                    badge.left() + radius,
+                    badge.bottom() - _SELECTED_BAR_HEIGHT / 2,
+                    (badge.width() - 2 * radius) * fraction,
+                    _SELECTED_BAR_HEIGHT,
+                )
+                painter.fillRect(done, ink)
+        else:
+            stroke, text_colour = colours.stroke, colours.text
+            painter.fillPath(path, colours.fill)
+            if fraction is not None and status in _RUNNING:
+                # The running share fills the badge from the left, like a progress bar.
+                done = QRectF(badge.left(), badge.top(), badge.width() * fraction, badge.height())
+                painter.save()
+                painter.setClipRect(done)
+                painter.fillPath(path, colours.bar)
+                painter.restore()
+        painter.setPen(QColor(stroke))
         painter.drawPath(path)
-        painter.setPen(colour.darker(130))
+        painter.setPen(QColor(text_colour))
         painter.drawText(badge, int(Qt.AlignmentFlag.AlignCenter), text)
         return width

@@ -16,23 +16,31 @@ from PySide6.QtWidgets import (
     QStyleOptionViewItem,
 )
 
+from app.ui import theme
 from app.ui.search.results_model import ResultRole
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 _MARGIN = 6
 _FALLBACK_WIDTH = 480
-_KIND_COLOURS = {"relevance": "#2e7d32", "ranking": "#1565c0"}
 
 
 class ResultDelegate(QStyledItemDelegate):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
 
-    def row_html(self, index: AnyIndex, muted: str, *, selected: bool = False) -> str:
+    def row_html(
+        self,
+        index: AnyIndex,
+        muted: str,
+        *,
+        selected: bool = False,
+        palette: QPalette | None = None,
+    ) -> str:
         """The rich text of one row; `muted` is the colour of secondary text. On a selected
         row the accent colours would fight the selection colour, so they give way to it."""
         kind = str(index.data(ResultRole.SCORE_KIND))
-        kind_colour = muted if selected else _KIND_COLOURS.get(kind, muted)
+        accent = theme.score_colour(kind, palette or QApplication.palette()).name()
+        kind_colour = muted if selected else accent
         rank = html.escape(self.tr("#{0}").format(index.data(ResultRole.RANK)))
         score = html.escape(str(index.data(ResultRole.SCORE_TEXT)))
         kind_text = html.escape(str(index.data(ResultRole.SCORE_KIND_TEXT)))
@@ -62,11 +70,12 @@ class ResultDelegate(QStyledItemDelegate):
         doc.setDocumentMargin(_MARGIN)
         doc.setDefaultFont(option.font)
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
-        muted_role = (
-            QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.PlaceholderText
-        )
-        muted = option.palette.color(muted_role).name()
-        doc.setHtml(self.row_html(index, muted, selected=selected))
+        muted = (
+            option.palette.color(QPalette.ColorRole.HighlightedText)
+            if selected
+            else theme.muted_text(option.palette)
+        ).name()
+        doc.setHtml(self.row_html(index, muted, selected=selected, palette=option.palette))
         doc.setTextWidth(width)
         return doc
 
