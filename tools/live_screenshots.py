@@ -215,46 +215,86 @@ def run(out: Path, lang: str, keep: bool) -> dict[str, object]:
     home = work / "home"
     seed_bases(home)
     files = mixed_files(work / "drop")
+    out.mkdir(parents=True, exist_ok=True)
     with session(free_display()) as desk:
-        app = desk.spawn(
-            [sys.executable, "-m", "app", "--home", str(home), "--lang", lang], cwd=ROOT
-        )
+        app = start_trove(desk, home, lang)
         main = desk.window("Trove")
-        desk.xdotool("windowsize", main, "1280", "800")
-        desk.xdotool("windowmove", main, "300", "120")
-        time.sleep(2.0)
-        before = desk.geometry(main)
-        source_proc = desk.spawn(
-            [sys.executable, str(ROOT / "tools" / "drag_source.py"), *map(str, files)],
-            stdout=subprocess.PIPE,
-        )
-        source = desk.window("Drag source")
-        desk.xdotool("windowmove", source, "20", "700")
-        time.sleep(1.0)
-        src = desk.geometry(source)
-        target = (before["X"] + 760, before["Y"] + 400)  # the item tree, right of the bases
-        seeded = len(item_states(home, "Garden"))
-        desk.drag((src["X"] + 120, src["Y"] + 80), target)
-        out_text = source_proc.communicate(timeout=30)[0].decode().strip()
-        out.mkdir(parents=True, exist_ok=True)
-        report["drop_action"] = out_text
-        try:
-            wait_for(lambda: len(item_states(home, "Garden")) > seeded, 30, "the drop to add items")
-        except TimeoutError:
-            desk.capture(out / f"live-debug-{lang}.png")
-            raise
-        wait_for(lambda: settled(home, "Garden"), 120, "the dropped files to be indexed")
-        time.sleep(1.5)  # the last badges repaint, the notices slide in
-        out.mkdir(parents=True, exist_ok=True)
-        desk.capture(out / f"live-drop-{lang}.png", main)
-        after = desk.geometry(main)
-        report["width_before"], report["width_after"] = before["WIDTH"], after["WIDTH"]
-        report["items"] = item_states(home, "Garden")
-        app.terminate()
-        app.wait(30)
+        report.update(drop_scene(desk, main, home, files, out / f"live-drop-{lang}.png"))
+        time.sleep(16)  # the failure notices of the drop go by themselves (15 s for errors)
+        report.update(search_scene(desk, main, out / f"live-search-all-{lang}.png"))
+        stop(app)
+        app = start_trove(desk, home, lang, "--dark")
+        main = desk.window("Trove")
+        search_scene(desk, main, out / f"live-dark-{lang}.png")
+        stop(app)
     if not keep:
         shutil.rmtree(work, ignore_errors=True)
     return report
+
+
+def start_trove(desk: Desktop, home: Path, lang: str, *extra: str) -> subprocess.Popen[bytes]:
+    app = desk.spawn(
+        [sys.executable, "-m", "app", "--home", str(home), "--lang", lang, *extra], cwd=ROOT
+    )
+    main = desk.window("Trove")
+    desk.xdotool("windowsize", main, "1280", "800")
+    desk.xdotool("windowmove", main, "300", "120")
+    time.sleep(2.5)  # the bases load and the first one is selected
+    return app
+
+
+def stop(app: subprocess.Popen[bytes]) -> None:
+    app.terminate()
+    app.wait(30)
+
+
+def drop_scene(
+    desk: Desktop, main: str, home: Path, files: list[Path], picture: Path
+) -> dict[str, object]:
+    """Drag the mixed files from another process onto the item tree; wait for them."""
+    before = desk.geometry(main)
+    source_proc = desk.spawn(
+        [sys.executable, str(ROOT / "tools" / "drag_source.py"), *map(str, files)],
+        stdout=subprocess.PIPE,
+    )
+    source = desk.window("Drag source")
+    desk.xdotool("windowmove", source, "20", "700")
+    time.sleep(1.0)
+    src = desk.geometry(source)
+    target = (before["X"] + 760, before["Y"] + 300)  # the item tree, right of the bases
+    seeded = len(item_states(home, "Garden"))
+    desk.drag((src["X"] + 120, src["Y"] + 80), target)
+    action = source_proc.communicate(timeout=30)[0].decode().strip()
+    try:
+        wait_for(lambda: len(item_states(home, "Garden")) > seeded, 30, "the drop to add items")
+    except TimeoutError:
+        desk.capture(picture.with_name("live-debug.png"))
+        raise
+    wait_for(lambda: settled(home, "Garden"), 120, "the dropped files to be indexed")
+    time.sleep(1.5)  # the last badges repaint, the notices slide in
+    desk.capture(picture, main)
+    after = desk.geometry(main)
+    return {
+        "drop_action": action,
+        "width_before": before["WIDTH"],
+        "width_after": after["WIDTH"],
+        "items": item_states(home, "Garden"),
+    }
+
+
+def search_scene(desk: Desktop, main: str, picture: Path) -> dict[str, object]:
+    """One query over every base, typed as a person types it."""
+    desk.xdotool("windowactivate", "--sync", main)
+    desk.key("ctrl+f")  # the query box
+    time.sleep(0.3)
+    desk.key("shift+Tab")  # the scope box left of it
+    desk.key("End")  # "All bases", the last entry
+    desk.key("Tab")
+    desk.type("tomatoes")
+    desk.key("Return")
+    time.sleep(2.5)  # the search runs off the GUI thread; the results paint
+    desk.capture(picture, main)
+    return {"search": "tomatoes"}
 
 
 def main() -> int:

@@ -41,6 +41,16 @@ _NOTICES = {
     "error": ("#c0352d", "#ff8078"),
 }
 
+# Words in a colour of their own: errors, confirmations, notes and headings in labels.
+_MESSAGES = {
+    "error": ("#c62828", "#ff8a80"),
+    "ok": ("#1b7f3b", "#81c995"),
+    "info": ("#1a3e72", "#8ab4f8"),
+    "heading": ("#2f6fdb", "#8ab4f8"),
+}
+# How strongly a message's colour tints the background of a box that holds it.
+TINT_ALPHA = {False: 0.10, True: 0.22}
+
 _DARK_PALETTE = {
     QPalette.ColorRole.Window: "#2b2b2b",
     QPalette.ColorRole.WindowText: "#e6e6e6",
@@ -255,6 +265,42 @@ def notice_colour(level: str) -> str:
     """A notification's accent colour ("info", "warning", "error") as #rrggbb."""
     theme = current()
     return theme.notices.get(level, theme.notices["info"]).name()
+
+
+def message_colour(kind: str, palette: QPalette | None = None) -> QColor:
+    """The colour of a label's words of this kind ("error", "ok", "info", "heading"): its
+    design value for light or dark, nudged to 4.5:1 on the window and on text fields."""
+    palette = palette if palette is not None else QGuiApplication.palette()
+    dark = is_dark(palette)
+    design = QColor(_MESSAGES.get(kind, _MESSAGES["info"])[1 if dark else 0])
+    plain = [palette.color(QPalette.ColorRole.Window), palette.color(QPalette.ColorRole.Base)]
+    colour = design
+    # Also readable on the tint of its own box (message_box_style); the tint follows the
+    # colour, so nudge again until the colour reads on the tint it makes itself.
+    for _ in range(4):
+        tints = [blend(colour, TINT_ALPHA[dark], g) for g in plain]
+        nudged = readable(colour, [*plain, *tints], TEXT_CONTRAST)
+        if nudged == colour:
+            break
+        colour = nudged
+    return colour
+
+
+def message_style(kind: str, palette: QPalette | None = None) -> str:
+    """A label's style sheet for words of this kind."""
+    return f"color: {message_colour(kind, palette).name()};"
+
+
+def message_box_style(kind: str, selector: str, palette: QPalette | None = None) -> str:
+    """A framed box (banner, notice) of this kind: its colour as words and border, a light
+    tint of it as the background, on light and dark palettes alike."""
+    palette = palette if palette is not None else QGuiApplication.palette()
+    colour = message_colour(kind, palette)
+    tint = blend(colour, TINT_ALPHA[is_dark(palette)], palette.color(QPalette.ColorRole.Window))
+    return (
+        f"{selector} {{ background-color: {tint.name()}; color: {colour.name()};"
+        f" border: 1px solid {colour.name()}; border-radius: 4px; padding: 4px 8px; }}"
+    )
 
 
 # -- forcing and following ---------------------------------------------------------------------

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
+from app.ui import theme
 from app.ui.context import UiContext
 from app.ui.providers import ProvidersDialog
 from app.ui.providers.provider_form import ProviderForm, suggest_id
@@ -227,7 +228,7 @@ def test_connection_success_is_green(
     form = dialog.form
     assert probe(qtbot, form, form.test_button)
     assert form.message.property("level") == "ok"
-    assert "#1b7f3b" in form.message.styleSheet()
+    assert theme.message_colour("ok").name() in form.message.styleSheet()
     assert form.message.text().startswith("Connection works")
     assert "embed-small" in form.message.text()
 
@@ -241,7 +242,7 @@ def test_rejected_key_is_a_red_auth_error_without_the_key(
     QTest.keyClicks(form.key_edit, WRONG_KEY)
     assert not probe(qtbot, form, form.test_button)
     assert form.message.property("level") == "error"
-    assert "#c62828" in form.message.styleSheet()
+    assert theme.message_colour("error").name() in form.message.styleSheet()
     headline, detail = form.message.text().split("\n", 1)
     assert headline == "The provider refused the API key"
     assert "401" in detail

@@ -274,3 +274,19 @@ def test_dark_can_be_forced_from_the_command_line(
     assert wants_gui(["--dark", "--screenshot", "x.png"])
     theme.force_dark(qapp)
     assert theme.is_dark(qapp.palette()) and theme.current().dark
+
+
+@pytest.mark.parametrize(("name", "make", "dark"), PALETTES, ids=[p[0] for p in PALETTES])
+def test_message_words_and_boxes_read_on_the_palette(name: str, make: object, dark: bool) -> None:
+    """Error and confirmation labels, the failed-base banner and the low-relevance cue: the
+    words read at 4.5:1 on the window, on text fields and on the box's own tint."""
+    assert callable(make)
+    pal: QPalette = make()
+    window = pal.color(QPalette.ColorRole.Window)
+    for kind in ("error", "ok", "info", "heading"):
+        words = theme.message_colour(kind, pal)
+        tint = theme.blend(words, theme.TINT_ALPHA[dark], window)
+        for ground in (window, pal.color(QPalette.ColorRole.Base), tint):
+            assert theme.contrast(words, ground) >= 4.5, (kind, ground.name())
+        style = theme.message_box_style(kind, "#box", pal)
+        assert tint.name() in style and words.name() in style

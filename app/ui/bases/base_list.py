@@ -14,7 +14,7 @@ from PySide6.QtCore import (
     Signal,
     Slot,
 )
-from PySide6.QtGui import QAction, QColor, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.knowledge.types import AddReport, Base, BaseStatus, Item, ItemType
+from app.ui import theme
 from app.ui.bases.base_view import BASE_ROLE, BaseListView
 from app.ui.context import UiContext
 from app.ui.items.add_flow import AddFlow
@@ -80,7 +81,7 @@ class BaseListModel(QAbstractListModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(base)
         if role == Qt.ItemDataRole.ForegroundRole and base.status is BaseStatus.FAILED:
-            return QColor("#d64545")
+            return theme.message_colour("error")
         if role == BASE_ROLE:
             return base
         return None

@@ -16,6 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ui import theme
+
 
 def parse_urls(text: str) -> tuple[list[str], list[str]]:
     """(valid http(s) URLs, rejected entries) from whitespace-separated text."""
@@ -45,7 +47,7 @@ class UrlDialog(QDialog):
         self._edit.setPlaceholderText("https://example.com/sitemap.xml" if sitemap else "https://")
         self._error = QLabel(self)
         self._error.setObjectName("urlError")
-        self._error.setStyleSheet("color: #d64545")
+        self._error.setStyleSheet(theme.message_style("error"))
         self._error.hide()
         self._buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
@@ -108,7 +110,7 @@ class NoteDialog(QDialog):
         self._text.setPlaceholderText(self.tr("Write the note here (Markdown is fine)"))
         self._error = QLabel(self)
         self._error.setObjectName("noteError")
-        self._error.setStyleSheet("color: #d64545")
+        self._error.setStyleSheet(theme.message_style("error"))
         self._error.setWordWrap(True)
         self._error.hide()
         self._buttons = QDialogButtonBox(

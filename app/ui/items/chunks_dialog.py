@@ -7,7 +7,7 @@ import html
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QTextBrowser, QVBoxLayout, QWidget
 
 from app.knowledge.types import Item, StoredChunk
-from app.ui import errors
+from app.ui import errors, theme
 from app.ui.context import UiContext
 
 
@@ -41,7 +41,8 @@ class ChunksDialog(QDialog):
             if chunk.page is not None:
                 where += " · " + self.tr("page {0}").format(chunk.page)
             parts.append(
-                f"<p style='color:#2f6fdb'><b>{html.escape(where)}</b></p>"
+                f"<p style='color:{theme.message_colour('heading').name()}'>"
+                f"<b>{html.escape(where)}</b></p>"
                 f"<pre style='white-space:pre-wrap'>{html.escape(chunk.text)}</pre>"
             )
         self._text.setHtml("<hr>".join(parts))

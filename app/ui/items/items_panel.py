@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.knowledge.types import RUNNING_STATUSES, Base, BaseStatus, Item, ItemStatus, ItemType
-from app.ui import errors
+from app.ui import errors, theme
 from app.ui.context import UiContext
 from app.ui.items.add_dialogs import NoteDialog, UrlDialog
 from app.ui.items.add_flow import AddFlow
@@ -141,9 +141,7 @@ class ItemsPanel(QWidget):
     def _make_banner(self) -> QFrame:
         banner = QFrame(self)
         banner.setObjectName("failedBaseBanner")
-        banner.setStyleSheet(
-            "#failedBaseBanner { background: #fdecec; border: 1px solid #d64545; border-radius: 4px; }"
-        )
+        banner.setStyleSheet(theme.message_box_style("error", "#failedBaseBanner"))
         self._banner_text = QLabel(banner)
         self._banner_text.setWordWrap(True)
         self._restore_button = QPushButton(self.tr("Restore"), banner)

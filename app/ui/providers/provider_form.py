@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.knowledge.types import ConnectionOk, ErrorCode, TroveError
+from app.ui import theme
 from app.ui.context import UiContext
 from app.ui.errors import describe, explain
 from app.ui.providers.probe_runner import NoEventLoop, ProbeRunner
@@ -44,8 +45,6 @@ from app.ui.providers.providers_model import (
     kind_label,
 )
 
-OK_COLOR: Final = "#1b7f3b"
-ERROR_COLOR: Final = "#c62828"
 RESERVED_IDS: Final = frozenset({BUILTIN_KIND})
 # Probe errors whose own headline says what is wrong; the rest get the probe's headline.
 # A 404 for the model list (MODEL_NOT_AVAILABLE) means "no list here", not "no such model".
@@ -336,8 +335,7 @@ class ProviderForm(QWidget):
     # -- messages ------------------------------------------------------------------------
 
     def _show(self, level: str, headline: str, detail: str = "") -> None:
-        color = {"ok": OK_COLOR, "error": ERROR_COLOR}.get(level)
-        self.message.setStyleSheet(f"color: {color};" if color else "")
+        self.message.setStyleSheet(theme.message_style(level) if level in ("ok", "error") else "")
         self.message.setProperty("level", level)
         self.message.setText(f"{headline}\n{detail}" if detail else headline)
 

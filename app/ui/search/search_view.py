@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.knowledge.types import Base, LowRelevance, MultiSearchResponse, SearchResponse
+from app.ui import theme
 from app.ui.context import UiContext
 from app.ui.errors import describe, explain
 from app.ui.search.chunk_viewer import ChunkViewer
@@ -38,9 +39,6 @@ from app.ui.search.room import make_room
 # Searches faster than this never show the busy bar, so typing does not make it flicker.
 BUSY_DELAY_MS = 150
 SCOPE_SETTING = "search/scope"
-_CUE_STYLE = (
-    "QLabel { background-color: #e8f0fe; color: #1a3e72; border-radius: 4px; padding: 4px 8px; }"
-)
 
 
 class Scope(StrEnum):
@@ -105,7 +103,7 @@ class SearchView(QWidget):
         self._cue.setObjectName("searchLowRelevance")
         self._cue.setWordWrap(True)
         self._cue.setTextFormat(Qt.TextFormat.PlainText)
-        self._cue.setStyleSheet(_CUE_STYLE)
+        self._cue.setStyleSheet(theme.message_box_style("info", "QLabel"))
         self._cue.hide()
 
         self._model = SearchResultsModel(self)
@@ -441,7 +439,7 @@ class SearchView(QWidget):
     ) -> None:
         self._state = state
         self._message.setText(headline)
-        self._message.setStyleSheet("QLabel { color: #c62828; }" if error else "")
+        self._message.setStyleSheet(theme.message_style("error") if error else "")
         self._detail.setText(detail)
         self._detail.setVisible(bool(detail))
         self._stack.setCurrentIndex(0)

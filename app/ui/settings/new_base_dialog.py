@@ -25,11 +25,11 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from app.knowledge.types import Base
+from app.ui import theme
 from app.ui.context import UiContext
 from app.ui.errors import describe
 from app.ui.settings.model_picker import ProviderLoader
 from app.ui.settings.rag_form import RagSettings, RagSettingsForm
-from app.ui.settings.rag_panel import ERROR_STYLE
 
 LAST_MODEL_KEY = "newBase/embeddingModel"
 
@@ -71,7 +71,7 @@ class NewBaseDialog(QDialog):
         self.error_label = QLabel(self)
         self.error_label.setObjectName("errorLabel")
         self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet(ERROR_STYLE)
+        self.error_label.setStyleSheet(theme.message_style("error"))
         self.error_label.hide()
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self

@@ -27,6 +27,7 @@ from app.knowledge.types import (
     DEFAULT_DOCUMENT_COUNT,
     Base,
 )
+from app.ui import theme
 from app.ui.settings.model_picker import ModelPicker, ProviderInfo, Purpose
 
 MAX_DOCUMENT_COUNT = 200  # the engine's limit (admin._check_settings)
@@ -150,7 +151,7 @@ class RagSettingsForm(QWidget):
         self.chunk_error = QLabel(self.tr("The overlap must be smaller than the chunk size."))
         self.chunk_error.setObjectName("chunkError")
         self.chunk_error.setWordWrap(True)
-        self.chunk_error.setStyleSheet("color: #d32f2f;")
+        self.chunk_error.setStyleSheet(theme.message_style("error"))
         self.chunk_note = QLabel(
             self.tr(
                 "Full-text search ranks passages of this many tokens. With an embedding "

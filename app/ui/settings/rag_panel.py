@@ -25,13 +25,12 @@ from PySide6.QtWidgets import (
 
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import Base, RebuildReport
+from app.ui import theme
 from app.ui.context import UiContext
 from app.ui.errors import describe
 from app.ui.notifications import Level
 from app.ui.settings.model_picker import ProviderLoader, while_alive
 from app.ui.settings.rag_form import RagSettings, RagSettingsForm
-
-ERROR_STYLE = "color: #d32f2f;"
 
 
 class ModelStep(Enum):
@@ -98,7 +97,7 @@ class RagSettingsPanel(QWidget):
         self.error_label = QLabel(self)
         self.error_label.setObjectName("errorLabel")
         self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet(ERROR_STYLE)
+        self.error_label.setStyleSheet(theme.message_style("error"))
         self.error_label.hide()
         self.busy_label = QLabel(self)
         self.busy_label.setObjectName("busyLabel")
