@@ -5,10 +5,10 @@ words case-insensitively, and for Chinese/Japanese/Korean runs the character big
 full-text index matches on (a one-character run matches that character). Porter stemming
 is approximated by matching common English suffixes, so "quokkas" also marks "quokka".
 
-The engine places a hit's page at its first span. The window's snippets are cut around the
-first span of the same rules (app/ui/search/snippet.py, which the window may not import
-from here; tests/unit/test_pdf_pages.py keeps the two in step), so the page a result
-names is the page of the words its snippet shows.
+The engine places a hit's page at its first span, and the window cuts its snippets around
+the first span too (app/ui/search/snippet.py imports this module: it is pure Python, the
+one engine helper the window may use besides the facade and the public types), so the
+page a result names is the page of the words its snippet shows.
 """
 
 from __future__ import annotations

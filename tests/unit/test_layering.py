@@ -109,6 +109,9 @@ UI_ENGINE_ALLOWED = (
     "app.knowledge.data_layout.resolve_home",
     "app.knowledge.providers_config.EMBEDDING_KINDS",
     "app.knowledge.providers_config.RERANK_KINDS",
+    # Where a query's words are in a text: the engine places pages by it, the window
+    # highlights by it; one matcher, so the page named is the page of the words shown.
+    "app.knowledge.term_spans.",
 )
 
 
