@@ -53,7 +53,6 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(self.tr("Trove"))
         self.setWindowIcon(app_icon())
         self.ctx = ctx
-        self._queues: dict[str, tuple[int, int]] = {}
         # Tests answer the quit and restart questions without a modal box.
         self.confirm_quit: Callable[[int], bool] = self._confirm_quit
         self.ask_restart: Callable[[], bool] = self._ask_restart
@@ -256,8 +255,6 @@ class MainWindow(QMainWindow):
         self.language_group.triggered.connect(self._on_language_chosen)
         self.ctx.notifier.posted.connect(self.toasts.show_notice)
         self.ctx.notifier.withdrawn.connect(self.toasts.withdraw)
-        self.ctx.executor.queueChanged.connect(self._on_queue_changed)
-        self.ctx.executor.drained.connect(self._on_drained)
         self.progress.changed.connect(self.work.show_report)
         self.ctx.tasks.failed.connect(self._on_background_failed)
         self.ctx.tasks.activeChanged.connect(self._on_tasks_active)
@@ -316,17 +313,6 @@ class MainWindow(QMainWindow):
     def _on_find(self) -> None:
         if self.current_base() is not None:
             self.search.focus_query()
-
-    @Slot(str, int, int)
-    def _on_queue_changed(self, base_id: str, queued: int, running: int) -> None:
-        if queued or running:
-            self._queues[base_id] = (queued, running)
-        else:
-            self._queues.pop(base_id, None)
-
-    @Slot()
-    def _on_drained(self) -> None:
-        self._queues.clear()
 
     @Slot(bool)
     def _on_tasks_active(self, active: bool) -> None:
@@ -415,7 +401,8 @@ class MainWindow(QMainWindow):
         settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        running = sum(r for _, r in self._queues.values())
+        # Only this process's own jobs stop with the window; another Trove's go on.
+        running = self.ctx.executor.running_count
         if running and not self.confirm_quit(running):
             event.ignore()
             return

@@ -21,6 +21,7 @@ from app.ui.context import UiContext
 from app.ui.items.item_model import Column, Role
 from app.ui.main_window import PAGE_BASE, PAGE_EMPTY, MainWindow
 from app.ui.settings.new_base_dialog import NewBaseDialog
+from tests.fakes import FakeModels
 
 
 @pytest.fixture
@@ -281,20 +282,44 @@ def test_first_base_defaults_to_the_offline_model(qtbot: QtBot, window: MainWind
     dialog.close()
 
 
-def test_quitting_while_indexing_asks_first(qtbot: QtBot, window: MainWindow) -> None:
+def test_quitting_while_indexing_asks_first(
+    qtbot: QtBot, window: MainWindow, ui_ctx: UiContext
+) -> None:
+    """Only this window's own running jobs are interrupted by quitting: it asks about them."""
     asked: list[int] = []
 
     def answer(running: int) -> bool:
         asked.append(running)
         return len(asked) > 1  # "no" the first time, "yes" the second
 
+    gate = threading.Event()
+    models = ui_ctx.service.parts.models
+    assert isinstance(models, FakeModels)
+    models.embedder_instance.before_embed = lambda _texts: gate.wait(10)
+    base = ui_ctx.service.create_base("Busy", embedding_model="fake:bow")
+    ui_ctx.service.add_note(base.id, "Held", "a note whose embedding waits on the gate")
+    ui_ctx.executor.schedule()
+    qtbot.waitUntil(lambda: ui_ctx.executor.running_count == 1, timeout=10_000)
     window.confirm_quit = answer
+    try:
+        assert not window.close()
+        assert window.isVisible() and asked == [1]
+    finally:
+        gate.set()
+    qtbot.waitUntil(lambda: ui_ctx.executor.running_count == 0, timeout=10_000)
+
+
+def test_work_of_another_process_does_not_hold_the_window(
+    qtbot: QtBot, window: MainWindow, ui_ctx: UiContext
+) -> None:
+    """A `trove add` in a terminal keeps running when the window quits: nothing to ask."""
+    asked: list[int] = []
+    window.confirm_quit = lambda running: asked.append(running) or False
+    # The catalog's counts include the other process's running job; this window runs none.
     window.ctx.executor.queueChanged.emit("some-base", 4, 2)
-    assert not window.close()
-    assert window.isVisible() and asked == [2]
+    assert ui_ctx.executor.running_count == 0
     assert window.close()
-    assert asked == [2, 2]
-    window.ctx.executor.queueChanged.emit("some-base", 0, 0)
+    assert asked == []
 
 
 def test_choosing_a_language_offers_a_restart(qtbot: QtBot, window: MainWindow, ui_ctx: UiContext) -> None:
