@@ -1,0 +1,1 @@
+"""Local models beyond the built-in one: manifests, the catalog, downloads and installs."""
