@@ -45,8 +45,9 @@ from app.providers.model_store.manifest import (
 
 log = logging.getLogger(__name__)
 
-# What a file looked like when its model was loaded: (modification time, size).
-Stamp = tuple[tuple[int, int], ...]
+# What a model's files looked like when it was loaded: (inode, modification time, size)
+# each, so a file rewritten in place or replaced by another is noticed.
+Stamp = tuple[tuple[int, int, int], ...]
 
 
 def installed_folder(models_dir: Path, model_id: str) -> Path:
@@ -99,34 +100,50 @@ def declared_languages(models_dir: Path, model_id: str) -> tuple[str, ...] | Non
 @dataclass(frozen=True, slots=True)
 class _Loaded:
     stamp: Stamp
+    manifest: ModelManifest
     runtime: BiEncoder | CrossEncoder
 
 
 _loaded: dict[Path, _Loaded] = {}
-_loaded_lock = threading.Lock()
+_folder_locks: dict[Path, threading.Lock] = {}
+_locks_lock = threading.Lock()
 
 
-def _stamp(folder: Path, manifest: ModelManifest) -> Stamp:
-    found: list[tuple[int, int]] = []
+def _stamp(folder: Path, manifest: ModelManifest) -> Stamp | None:
+    """What the model's files look like now; None when one of them is gone."""
+    found: list[tuple[int, int, int]] = []
     for name in (MANIFEST_FILE, manifest.model_file, manifest.tokenizer_file):
         try:
             info = (folder / name).stat()
         except OSError:
-            raise ProviderError(MODEL_NOT_AVAILABLE, f"{folder / name} is missing") from None
-        found.append((info.st_mtime_ns, info.st_size))
+            return None
+        found.append((info.st_ino, info.st_mtime_ns, info.st_size))
     return tuple(found)
 
 
-def _runtime(folder: Path, manifest: ModelManifest) -> BiEncoder | CrossEncoder:
-    """The shared loaded model of `folder`, loaded (again) when its files changed."""
-    stamp = _stamp(folder, manifest)
-    with _loaded_lock:
+def _folder_lock(folder: Path) -> threading.Lock:
+    with _locks_lock:
+        return _folder_locks.setdefault(folder, threading.Lock())
+
+
+def _current(models_dir: Path, model_id: str, kind: ModelKind) -> _Loaded:
+    """The shared loaded model `model_id` and the manifest it was loaded with; loaded on
+    first use, and again when its files changed (the model reinstalled)."""
+    folder = installed_folder(models_dir, model_id)
+    # One lock per folder: loading a large model does not hold up the others.
+    with _folder_lock(folder):
         loaded = _loaded.get(folder)
-        if loaded is None or loaded.stamp != stamp:
-            loaded = _Loaded(stamp, _load(folder, manifest))
-            _loaded[folder] = loaded
-            log.info("loaded the %s model in %s", manifest.kind, folder)
-        return loaded.runtime
+        fresh = loaded is not None and _stamp(folder, loaded.manifest) == loaded.stamp
+        if loaded is not None and fresh and loaded.manifest.kind is kind:
+            return loaded
+        manifest = installed_manifest(models_dir, model_id, kind)
+        stamp = _stamp(folder, manifest)
+        if stamp is None:  # removed between the two looks
+            raise ProviderError(MODEL_NOT_AVAILABLE, f"the model in {folder} was removed")
+        loaded = _Loaded(stamp, manifest, _load(folder, manifest))
+        _loaded[folder] = loaded
+        log.info("loaded the %s model in %s", manifest.kind, folder)
+        return loaded
 
 
 def _load(folder: Path, manifest: ModelManifest) -> BiEncoder | CrossEncoder:
@@ -163,6 +180,12 @@ class _InstalledClient:
         self.manifest = installed_manifest(models_dir, model_id, kind)
         self.model_id = f"local:{model_id}"
         self.batch_size = batch_size
+        self._models_dir = models_dir
+        self._name = model_id
+        self._kind = kind
+
+    def _model(self) -> _Loaded:
+        return _current(self._models_dir, self._name, self._kind)
 
     def _failure(self, exc: Exception) -> ProviderError:
         # onnxruntime raises its own types; the item (or the search) needs a code.
@@ -184,16 +207,18 @@ class InstalledEmbedder(_InstalledClient):
         self.dimensions = self.manifest.dimensions
 
     def embed(self, texts: Sequence[str]) -> FloatMatrix:
-        return self._embed(self.manifest.passage_prefix, texts)
+        return self._embed(True, texts)
 
     def embed_query(self, texts: Sequence[str]) -> FloatMatrix:
-        return self._embed(self.manifest.query_prefix, texts)
+        return self._embed(False, texts)
 
-    def _embed(self, prefix: str, texts: Sequence[str]) -> FloatMatrix:
-        model = _runtime(self.folder, self.manifest)
-        assert isinstance(model, BiEncoder)
+    def _embed(self, passages: bool, texts: Sequence[str]) -> FloatMatrix:
+        loaded = self._model()
+        assert isinstance(loaded.runtime, BiEncoder)
+        manifest = loaded.manifest
+        prefix = manifest.passage_prefix if passages else manifest.query_prefix
         try:
-            return model.embed([prefix + t for t in texts], self.batch_size)
+            return loaded.runtime.embed([prefix + t for t in texts], self.batch_size)
         except ProviderError:
             raise
         except Exception as exc:
@@ -203,15 +228,15 @@ class InstalledEmbedder(_InstalledClient):
         """Exact, like the built-in model's: the manifest's input size, counted by the
         model's own tokenizer, less what the model adds to every passage (its special
         tokens and the passage prefix)."""
-        tokenizer = self.folder / self.manifest.tokenizer_file
+        manifest = installed_manifest(self._models_dir, self._name, self._kind)
+        tokenizer = self.folder / manifest.tokenizer_file
         try:
             info = tokenizer.stat()
         except OSError:
             raise ProviderError(MODEL_NOT_AVAILABLE, f"{tokenizer} is missing") from None
-        added = added_tokens(
-            str(tokenizer), (info.st_mtime_ns, info.st_size), self.manifest.passage_prefix
-        )
-        return InputLimit(self.manifest.max_tokens, added, str(tokenizer), "installed")
+        stamp = (info.st_ino, info.st_mtime_ns, info.st_size)
+        added = added_tokens(str(tokenizer), stamp, manifest.passage_prefix)
+        return InputLimit(manifest.max_tokens, added, str(tokenizer), "installed")
 
     def test_connection(self) -> str:
         matrix = self.embed(["Trove connection test"])
@@ -229,7 +254,7 @@ class InstalledReranker(_InstalledClient):
     def rerank(self, query: str, documents: Sequence[str], top_n: int) -> list[tuple[int, float]]:
         if not documents or top_n < 1:
             return []
-        model = _runtime(self.folder, self.manifest)
+        model = self._model().runtime
         assert isinstance(model, CrossEncoder)
         try:
             scores = model.scores(query, list(documents), self.batch_size)
@@ -246,9 +271,9 @@ class InstalledReranker(_InstalledClient):
 
 
 @lru_cache(maxsize=16)
-def added_tokens(tokenizer_file: str, stamp: tuple[int, int], prefix: str) -> int:
+def added_tokens(tokenizer_file: str, stamp: tuple[int, int, int], prefix: str) -> int:
     """Tokens a model adds around one text (its special tokens) plus those of `prefix`;
-    `stamp` (the file's modification time and size) keys the cache to this version of it."""
+    `stamp` (the file's inode, modification time and size) keys the cache to this version."""
     tokenizers: Any = importlib.import_module("tokenizers")
     tokenizer = tokenizers.Tokenizer.from_file(tokenizer_file)
     tokenizer.no_padding()
