@@ -25,6 +25,7 @@ looks for installed models (`$TROVE_HOME/models/<id>/`). Only the words in `word
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -219,10 +220,9 @@ def write_rerank_model(
 
 
 def install_model(home: Path, writer: ModelWriter, **options: Any) -> ModelManifest:
-    """`writer` (one of the two above) run into `$TROVE_HOME/models/<model_id>/`."""
-    model_id = options.get("model_id") or (
-        "tiny-rerank" if writer is write_rerank_model else "tiny-embed"
-    )
+    """`writer` (one of the two above) run into `$TROVE_HOME/models/<model_id>/`, the model
+    id being `options["model_id"]` or the writer's default."""
+    model_id = options.get("model_id", inspect.signature(writer).parameters["model_id"].default)
     return writer(model_folder(home, model_id), **options)
 
 
