@@ -2,9 +2,9 @@
 
 The rule (README, "Chunk size"):
 - no embedding model: the base's chunk size in estimated tokens, as set;
-- a model whose tokenizer Trove has (the built-in one): chunks counted in the model's own
-  tokens, at most the model's input size less its special tokens and the title repeated
-  in front of later chunks;
+- a model whose tokenizer Trove has (the built-in one, an installed one): chunks counted
+  in the model's own tokens, at most the model's input size less its special tokens, its
+  passage prefix and the title repeated in front of later chunks;
 - any other model: estimated tokens, at most ESTIMATE_SHARE of the model's input size
   (probed, else from the table in providers/input_limits.py, else 512).
 """

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
+from pathlib import Path
 
 from app.knowledge.catalog import Catalog
 from app.knowledge.provider_errors import provider_failure
@@ -36,14 +37,19 @@ def load_settings(catalog: Catalog) -> list[ProviderSettings]:
     return settings
 
 
-def build_registry(catalog: Catalog, *, for_search: bool = False) -> ProviderRegistry:
-    """The configured providers' clients; `for_search`: with search's shorter timeouts and
-    its in-call retry (indexing's clients make one attempt; the job runner retries)."""
+def build_registry(
+    catalog: Catalog, *, models_dir: Path | None = None, for_search: bool = False
+) -> ProviderRegistry:
+    """The configured providers' clients, and the models installed in `models_dir` as
+    "local:<id>"; `for_search`: with search's shorter timeouts and its in-call retry
+    (indexing's clients make one attempt; the job runner retries)."""
     registry = ProviderRegistry()
     options: HttpOptions = (
         {"timeouts": SEARCH_TIMEOUTS, "retry": SEARCH_RETRY} if for_search else {}
     )
-    factory.register_all(registry, load_settings(catalog), secrets.get_key, **options)
+    factory.register_all(
+        registry, load_settings(catalog), secrets.get_key, models_dir=models_dir, **options
+    )
     return registry
 
 

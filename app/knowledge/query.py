@@ -36,6 +36,7 @@ from app.knowledge.types import (
     TroveError,
 )
 from app.providers.interfaces import Embedder, FloatMatrix, ProviderError, Reranker
+from app.providers.model_info import ModelLanguages
 
 log = logging.getLogger(__name__)
 
@@ -137,10 +138,13 @@ def search(
     top_k: int | None = None,
     mode: SearchMode | None = None,
     fusion: str | None = None,
+    languages: ModelLanguages | None = None,
     related_level: float | None = None,
 ) -> SearchResponse:
-    """`related_level`: the cosine similarity under which the embedding model's best hit is
-    not related text (relevance.RELATED_LEVELS); None when the model has no measured one."""
+    """`languages`: what the embedding model is declared to cover (fusion.fusion_weights;
+    None: what the table of known models says). `related_level`: the cosine similarity
+    under which the embedding model's best hit is not related text
+    (relevance.RELATED_LEVELS); None when the model has no measured one."""
     started = time.perf_counter()
     if base.status is BaseStatus.FAILED:
         raise TroveError(
@@ -189,7 +193,9 @@ def search(
             embed_failure = exc
 
     t = time.perf_counter()
-    weights = (1.0, 1.0) if fusion == "rrf" else fusion_weights(query, base.embedding_model)
+    weights = (
+        (1.0, 1.0) if fusion == "rrf" else fusion_weights(query, base.embedding_model, languages)
+    )
     # Without the query's vector a hybrid search is a full-text one: keep BM25's own order.
     fuse_mode = SearchMode.BM25 if embed_failure is not None else mode
     candidates = _fuse(fuse_mode, bm25_hits, vector_hits, weights, store)
@@ -218,13 +224,23 @@ def _vector_stage(
     embedder: Embedder, store: IndexStore, query: str, wanted: int, metrics: SearchMetrics
 ) -> list[tuple[int, float]]:
     t = time.perf_counter()
-    query_vector = np.asarray(embedder.embed([query]), dtype=np.float32)[0]
+    query_vector = np.asarray(embed_queries(embedder, [query]), dtype=np.float32)[0]
     metrics.embedding_ms = _ms(t)
     t = time.perf_counter()
     hits = store.vector_search(query_vector, wanted)
     metrics.vector_search_ms = _ms(t)
     metrics.vector_hit_count = len(hits)
     return hits
+
+
+def embed_queries(embedder: Embedder, texts: Sequence[str]) -> FloatMatrix:
+    """Vectors for search queries: through the embedder's `embed_query` when it has one (a
+    model that embeds queries unlike passages, e.g. with a "query: " prefix), else `embed`."""
+    embed_query = getattr(embedder, "embed_query", None)
+    if callable(embed_query):
+        vectors: FloatMatrix = embed_query(texts)
+        return vectors
+    return embedder.embed(texts)
 
 
 def _rerank_stage(

@@ -18,6 +18,7 @@ import apsw
 
 from app.knowledge import (
     admin,
+    coverage,
     ingestion,
     multi_search,
     path_safety,
@@ -53,6 +54,7 @@ from app.knowledge.types import (
     ErrorCode,
     Item,
     ItemStatus,
+    ModelLanguages,
     MultiSearchResponse,
     OnConflict,
     RebuildReport,
@@ -66,6 +68,7 @@ from app.providers import async_probe, secrets
 from app.providers.factory import ProviderSettings, builtin_local_settings
 from app.providers.interfaces import Embedder, ModelResolver, ProviderError, Reranker
 from app.providers.local_model import LOCAL_MODEL_ID, local_model_available
+from app.providers.model_store.manifest import MODELS_DIR
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +94,8 @@ class KnowledgeService:
         else:
             layout.bases_dir.mkdir(parents=True, exist_ok=True)
         catalog = Catalog(layout.catalog_path, read_only=self.read_only)
+        # Models installed as local:<id> (app/providers/installed_models.py).
+        models_dir = layout.home / MODELS_DIR
         # Injected models (tests, benchmarks) stay fixed; otherwise the configured providers.
         self._fixed_models = models is not None
         self.parts = EngineParts(
@@ -98,14 +103,14 @@ class KnowledgeService:
             catalog=catalog,
             stores=StoreRegistry(layout.base_dir, read_only=self.read_only),
             mutex=KeyedMutex(),
-            models=models or providers_config.build_registry(catalog),
+            models=models or providers_config.build_registry(catalog, models_dir=models_dir),
             embed_batch_size=embed_batch_size,
             extraction=extraction or shared_pool(),
         )
         # Searches use clients of their own that give up sooner (see SEARCH_RETRY); the same
         # provider settings, so both registries are rebuilt together.
         self._search_models: ModelResolver = models or providers_config.build_registry(
-            catalog, for_search=True
+            catalog, models_dir=models_dir, for_search=True
         )
         self.related_levels: Mapping[str, float] = (
             relevance.RELATED_LEVELS if related_levels is None else related_levels
@@ -420,10 +425,26 @@ class KnowledgeService:
         except ProviderError as exc:
             raise provider_failure(exc, ErrorCode.FETCH_FAILED) from exc
 
+    def model_languages(self, model_id: str) -> ModelLanguages:
+        """The languages `model_id` (PROVIDER:MODEL) covers as far as Trove knows, and who
+        said so: the person (set_model_languages), an installed model's manifest, the table
+        of known models, or nobody (unknown: its vectors always count in hybrid search)."""
+        return coverage.declared(self.catalog, self.layout.home / MODELS_DIR, model_id)
+
+    def set_model_languages(self, model_id: str, languages: Sequence[str] | None) -> ModelLanguages:
+        """Say which languages an embedding model covers ("en", "zh", ... or
+        "multilingual"), overriding what Trove knows of it; None or [] forgets the override."""
+        self._require_writable()
+        coverage.set_override(self.catalog, model_id, languages)
+        return self.model_languages(model_id)
+
     def _reload_providers(self) -> None:
         if not self._fixed_models:
-            self.parts.models = providers_config.build_registry(self.catalog)
-            self._search_models = providers_config.build_registry(self.catalog, for_search=True)
+            models_dir = self.layout.home / MODELS_DIR
+            self.parts.models = providers_config.build_registry(self.catalog, models_dir=models_dir)
+            self._search_models = providers_config.build_registry(
+                self.catalog, models_dir=models_dir, for_search=True
+            )
 
     # -- search ------------------------------------------------------------------------
 
@@ -459,6 +480,7 @@ class KnowledgeService:
                 top_k=top_k,
                 mode=mode,
                 fusion=fusion,
+                languages=self._languages(base) if effective is SearchMode.HYBRID else None,
                 related_level=relevance.related_level(self.related_levels, base.embedding_model),
             )
         except CORRUPTION_ERRORS as exc:
@@ -478,6 +500,9 @@ class KnowledgeService:
         return multi_search.search_many(
             bases, text, lambda base: self.search(base.id, text, top_k=top_k), top_k
         )
+
+    def _languages(self, base: Base) -> ModelLanguages | None:
+        return self.model_languages(base.embedding_model) if base.embedding_model else None
 
     def _embedder(self, base: Base, mode: SearchMode) -> Embedder | None:
         if not base.embedding_model:

@@ -8,6 +8,8 @@ from typing import Any, TypedDict
 
 from app.providers import interfaces as _provider
 from app.providers.interfaces import ConnectionOk as ConnectionOk
+from app.providers.model_info import LanguageSource as LanguageSource
+from app.providers.model_info import ModelLanguages as ModelLanguages
 
 
 class BaseStatus(StrEnum):

@@ -4,6 +4,10 @@ The catalog (app/knowledge) stores `ProviderSettings`; this module only turns th
 clients. A model id is `PROVIDER_ID:MODEL`, e.g. "siliconflow:BAAI/bge-m3" or
 "local:all-MiniLM-L6-v2". Keys are looked up when a request is made, not when a client is
 built, so a key changed in the settings applies to clients the registry already cached.
+
+The "local" provider serves the built-in model and every model installed in the data
+folder's `models/` (installed_models.py): "local:<id>" embeds or reranks with the model in
+`models/<id>/`, whichever its manifest says it does.
 """
 
 from __future__ import annotations
@@ -11,11 +15,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Final, Literal, Unpack, cast
 
 import numpy as np
 
 from app.providers.http import HttpOptions
+from app.providers.installed_models import InstalledEmbedder, InstalledReranker
 from app.providers.interfaces import (
     EMBEDDING_FAILED,
     INVALID_ARGUMENT,
@@ -109,23 +115,40 @@ def _options(settings: ProviderSettings, keys: _Keys, overrides: HttpOptions) ->
     return options
 
 
+def local_embedder(model: str, models_dir: Path | None) -> Embedder:
+    """The built-in model, or the embedding model installed as `models_dir/<model>`."""
+    if model == LOCAL_MODEL_NAME:
+        return LocalEmbedder()
+    if models_dir is None:
+        raise ProviderError(
+            MODEL_NOT_AVAILABLE,
+            f"the built-in provider has only {LOCAL_MODEL_NAME!r}, not {model!r}",
+        )
+    return InstalledEmbedder(models_dir, model)
+
+
+def local_reranker(model: str, models_dir: Path | None) -> Reranker:
+    """The rerank model installed as `models_dir/<model>`."""
+    if models_dir is None or model == LOCAL_MODEL_NAME:
+        raise ProviderError(MODEL_NOT_AVAILABLE, f"no local rerank model {model!r} is installed")
+    return InstalledReranker(models_dir, model)
+
+
 def build_embedder(
     settings: ProviderSettings,
     model: str,
     get_key: KeyLookup,
+    *,
+    models_dir: Path | None = None,
     **options: Unpack[HttpOptions],
 ) -> Embedder:
-    """The embedding client for `settings.id:model`."""
+    """The embedding client for `settings.id:model`; `models_dir`: where the local
+    provider's installed models are."""
     model_id = f"{settings.id}:{model}"
     if not settings.enabled and settings.kind != "local":
         raise ProviderError(MODEL_NOT_AVAILABLE, f"provider {settings.label!r} is disabled")
     if settings.kind == "local":
-        if model != LOCAL_MODEL_NAME:
-            raise ProviderError(
-                MODEL_NOT_AVAILABLE,
-                f"the built-in provider has only {LOCAL_MODEL_NAME!r}, not {model!r}",
-            )
-        return LocalEmbedder()
+        return local_embedder(model, models_dir)
     keys = _Keys(settings.id, get_key)
     if settings.kind == "openai":
         return OpenAICompatibleEmbedder(
@@ -152,9 +175,13 @@ def build_reranker(
     settings: ProviderSettings,
     model: str,
     get_key: KeyLookup,
+    *,
+    models_dir: Path | None = None,
     **options: Unpack[HttpOptions],
 ) -> Reranker:
-    """The rerank client for `settings.id:model`."""
+    """The rerank client for `settings.id:model`; `models_dir` as for build_embedder."""
+    if settings.kind == "local":
+        return local_reranker(model, models_dir)
     if not settings.enabled:
         raise ProviderError(MODEL_NOT_AVAILABLE, f"provider {settings.label!r} is disabled")
     if settings.kind not in RERANK_KINDS:
@@ -175,11 +202,14 @@ def register_all(
     registry: ProviderRegistry,
     settings_list: Iterable[ProviderSettings],
     get_key: KeyLookup,
+    *,
+    models_dir: Path | None = None,
     **options: Unpack[HttpOptions],
 ) -> None:
     """Register an embedder and/or reranker factory per provider id, plus the built-in one.
 
-    `options` (timeouts, retry policy) apply to every HTTP client the factories build.
+    `options` (timeouts, retry policy) apply to every HTTP client the factories build;
+    `models_dir` is where installed local models are (the data folder's `models/`).
 
     A disabled provider is registered too, so its models fail with "disabled" rather than
     "no such provider"; an unknown kind (a catalog from a newer version) is skipped.
@@ -198,25 +228,31 @@ def register_all(
             continue
         seen.add(settings.id)
         if settings.kind in EMBEDDING_KINDS:
-            registry.register_embedder(settings.id, _embedder_factory(settings, get_key, options))
-        if settings.kind in RERANK_KINDS:
-            registry.register_reranker(settings.id, _reranker_factory(settings, get_key, options))
+            registry.register_embedder(
+                settings.id, _embedder_factory(settings, get_key, models_dir, options)
+            )
+        # Installed rerank models make the local provider a reranker too (it stays out of
+        # RERANK_KINDS: the settings' rerank picker lists providers that rerank by API).
+        if settings.kind in RERANK_KINDS or settings.kind == "local":
+            registry.register_reranker(
+                settings.id, _reranker_factory(settings, get_key, models_dir, options)
+            )
 
 
 def _embedder_factory(
-    settings: ProviderSettings, get_key: KeyLookup, options: HttpOptions
+    settings: ProviderSettings, get_key: KeyLookup, models_dir: Path | None, options: HttpOptions
 ) -> Callable[[str], Embedder]:
     def factory(model: str) -> Embedder:
-        return build_embedder(settings, model, get_key, **options)
+        return build_embedder(settings, model, get_key, models_dir=models_dir, **options)
 
     return factory
 
 
 def _reranker_factory(
-    settings: ProviderSettings, get_key: KeyLookup, options: HttpOptions
+    settings: ProviderSettings, get_key: KeyLookup, models_dir: Path | None, options: HttpOptions
 ) -> Callable[[str], Reranker]:
     def factory(model: str) -> Reranker:
-        return build_reranker(settings, model, get_key, **options)
+        return build_reranker(settings, model, get_key, models_dir=models_dir, **options)
 
     return factory
 

@@ -4,7 +4,9 @@ A model reads at most its input size in tokens and silently drops the rest, so c
 cut to fit it (app/knowledge/pipeline/indexing/token_count.py). Where the limit comes from,
 first found wins:
 
-1. the built-in model: its own tokenizer file and 256 tokens, exact;
+1. the built-in model: its own tokenizer file and 256 tokens, exact; an installed model
+   (`local:<id>`) likewise, from its folder's tokenizer and its manifest's `max_tokens`
+   (its client says so: installed_models.InstalledEmbedder.input_limit);
 2. a probe of the provider: Ollama's `/api/show` (`<arch>.context_length`), an
    OpenAI-compatible server's model list entry (`max_model_len` from vLLM,
    `context_length` / `max_context_length` from others);
@@ -29,12 +31,13 @@ MAX_PLAUSIBLE_TOKENS = 1 << 20
 @dataclass(frozen=True, slots=True)
 class InputLimit:
     """At most `tokens` of the model's tokens per input, `special_tokens` of them added by
-    the model itself; `tokenizer_file` is the model's tokenizer.json when Trove has it."""
+    the model itself (its special tokens, and a prefix it puts in front of every passage);
+    `tokenizer_file` is the model's tokenizer.json when Trove has it."""
 
     tokens: int
     special_tokens: int = 0
     tokenizer_file: str | None = None
-    source: str = "table"  # built-in | probe | table | default
+    source: str = "table"  # built-in | installed | probe | table | default
 
 
 # Lower-cased model name (after "PROVIDER:" and any "org/") -> published input size.

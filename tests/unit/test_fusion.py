@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.knowledge.fusion import fusion_weights, rrf
-from app.providers.model_info import is_english_only
+from app.providers.model_info import table_languages
 
 
 @pytest.mark.parametrize(
@@ -21,7 +21,7 @@ from app.providers.model_info import is_english_only
     ],
 )
 def test_known_english_only_models(model: str | None, english: bool) -> None:
-    assert is_english_only(model) is english
+    assert (table_languages(model) == ("en",)) is english
 
 
 def test_cjk_query_with_english_model_ranks_by_bm25() -> None:

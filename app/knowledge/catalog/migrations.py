@@ -158,4 +158,18 @@ def _v5(conn: apsw.Connection) -> None:
     conn.execute("CREATE INDEX jobs_queue ON jobs(base_id, status, not_before)")
 
 
-MIGRATIONS: list[db.Migration] = [_v1, _v2, _v3, _v4, _v5]
+def _v6(conn: apsw.Connection) -> None:
+    # The languages the person says an embedding model covers, overriding what Trove knows
+    # of it (its manifest, the table of known models); a JSON list of language codes.
+    conn.execute(
+        """
+        CREATE TABLE model_languages (
+            model_id TEXT PRIMARY KEY,
+            languages TEXT NOT NULL,
+            updated_at REAL NOT NULL
+        )
+        """
+    )
+
+
+MIGRATIONS: list[db.Migration] = [_v1, _v2, _v3, _v4, _v5, _v6]
