@@ -1,4 +1,4 @@
-"""The app database `trove.sqlite`: bases, items, jobs and provider settings.
+"""The app database `trove.sqlite`: bases, items, jobs, provider and app settings.
 
 One apsw connection guarded by a lock: catalog statements are short, and WAL lets the
 per-base index stores be read and written on their own connections meanwhile.
@@ -16,10 +16,11 @@ from app.knowledge.catalog.items import ItemRows
 from app.knowledge.catalog.jobs import JobRows
 from app.knowledge.catalog.providers import ProviderRows
 from app.knowledge.catalog.rows import Job, new_id
+from app.knowledge.catalog.settings import SettingRows
 
 __all__ = ["Catalog", "Job", "new_id"]
 
 
-class Catalog(BaseRows, ItemRows, JobRows, DamagedRows, ProviderRows):
+class Catalog(BaseRows, ItemRows, JobRows, DamagedRows, ProviderRows, SettingRows):
     """Writes go through one connection under a lock; reads outside a write use a
     connection per thread, so in WAL mode the GUI and many workers read without waiting."""
