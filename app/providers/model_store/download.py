@@ -74,7 +74,6 @@ Cancel = Callable[[], bool]
 Sleep = Callable[[float], None]
 T = TypeVar("T")
 
-CHUNK = 256 * 1024
 # Attempts per file that make no progress; one that fetched bytes does not count.
 MAX_ATTEMPTS = 5
 MAX_BACKOFF = 30.0
@@ -403,7 +402,7 @@ class _Run:
     def _receive(self, response: httpx.Response, file: RemoteFile, part: Path, mode: str) -> None:
         try:
             with open(part, mode) as out:
-                for chunk in response.iter_bytes(CHUNK):
+                for chunk in response.iter_bytes():  # as received: a cut loses nothing
                     append(out, chunk)
                     self._add(file, len(chunk))
                     self._check_cancel()
@@ -481,13 +480,14 @@ class _Run:
         )
 
     def _wait(self, seconds: float) -> None:
-        end = time.monotonic() + seconds
-        while True:
+        """Pause before another attempt, in short steps so a cancel is heard."""
+        left = seconds
+        while left > 0:
             self._check_cancel()
-            left = end - time.monotonic()
-            if left <= 0:
-                return
-            self._sleep(min(0.25, left))
+            step = min(0.25, left)
+            self._sleep(step)
+            left -= step
+        self._check_cancel()
 
 
 def append(out: IO[bytes], chunk: bytes) -> None:
