@@ -6,7 +6,7 @@
         download(home, entry, hub.endpoint)
 
 `/{repo}/resolve/{revision}/{path}` (revision: "main" or the commit) answers a Git LFS file
-with a 302 to `/cdn/{sha256}` and the hub's headers: X-Linked-Size, X-Linked-Etag (the sha256)
+with a 302 to `/cdn/{repo}/{sha256}` and the hub's headers: X-Linked-Size, X-Linked-Etag (the sha256)
 and X-Repo-Commit. A file published with `lfs=False` is served there directly with a Git
 blob ETag (no sha256), as the hub serves small files kept in Git. Both honour `Range:
 bytes=N-` with a 206 and `If-Range` against their ETag.
@@ -110,7 +110,8 @@ class FakeHub:
         return f"/{repo}/resolve/{revision}/{path}"
 
     def cdn_path(self, repo: str, path: str) -> str:
-        return f"/cdn/{self._files[f'{repo}/{path}'].sha256}"
+        # One path per repository: two repositories may hold the same bytes.
+        return f"/cdn/{repo}/{self._files[f'{repo}/{path}'].sha256}"
 
     def sha256(self, repo: str, path: str) -> str:
         return self._files[f"{repo}/{path}"].sha256
