@@ -18,6 +18,7 @@ from pathlib import Path
 import httpx
 
 from app.knowledge.catalog import Catalog
+from app.knowledge.jobs.errors import storage_failure
 from app.knowledge.provider_errors import provider_failure
 from app.knowledge.types import ErrorCode, TroveError
 from app.providers.interfaces import ProviderError
@@ -237,6 +238,11 @@ def download_model(
         raise ModelDownloadCancelled(bare, exc.kept_bytes) from None
     except ProviderError as exc:
         raise provider_failure(exc, ErrorCode.FETCH_FAILED) from exc
+    except OSError as exc:
+        failure = _storage_failure(exc, home, "download it again (it resumes)")
+        if failure is None:
+            raise
+        raise failure from exc
     return ModelDownload(
         model=_require(home, catalog, bare),
         endpoint=done.endpoint,
@@ -255,6 +261,11 @@ def import_model(home: Path, catalog: Catalog, folder: Path) -> ModelImport:
         )
     except ProviderError as exc:
         raise provider_failure(exc, ErrorCode.INVALID_ARGUMENT) from exc
+    except OSError as exc:
+        failure = _storage_failure(exc, home, "import it again", source=folder)
+        if failure is None:
+            raise
+        raise failure from exc
     return ModelImport(_require(home, catalog, imported.manifest.id), imported.replaced)
 
 
@@ -293,8 +304,26 @@ def remove_model(home: Path, catalog: Catalog, model_id: str) -> None:
         found = install.remove(install.models_dir(home), bare)
     except ProviderError as exc:
         raise provider_failure(exc, ErrorCode.INVALID_ARGUMENT) from exc
+    except OSError as exc:
+        failure = _storage_failure(exc, home, "remove it again")
+        if failure is None:
+            raise
+        raise failure from exc
     if not found:
         raise TroveError(ErrorCode.MODEL_NOT_AVAILABLE, f"{bare} is not installed", {"model": bare})
+
+
+def _storage_failure(
+    exc: OSError, home: Path, then: str, *, source: Path | None = None
+) -> TroveError | None:
+    """A full disk or a read-only data folder as a TroveError, and a folder being imported
+    that cannot be read as INVALID_ARGUMENT; None for anything else (a bug to see)."""
+    failure = storage_failure(exc, home, then=then)
+    if failure is not None:
+        return TroveError(ErrorCode(failure.code), failure.message)
+    if source is not None:
+        return TroveError(ErrorCode.INVALID_ARGUMENT, f"{source} cannot be read: {exc}")
+    return None
 
 
 def _bases(names: list[str]) -> str:

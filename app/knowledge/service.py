@@ -450,7 +450,8 @@ class KnowledgeService:
     ) -> ModelDownload:
         """Download a catalog model (`local:<id>` or `<id>`) from the hub, or `mirror`, and
         install it. Slow: call it off the GUI thread. `progress(done, total)` follows every
-        chunk (bytes; total 0 until known); `cancel()`, checked between chunks, stops it
+        chunk received (bytes; total 0 until known; called often: throttle before drawing),
+        from the calling thread; `cancel()`, checked between chunks, stops it
         with ModelDownloadCancelled, keeping what was fetched for the next download to
         resume. A usable install returns at once (`already_installed`) unless `force`."""
         self._require_writable()

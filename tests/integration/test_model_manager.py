@@ -18,6 +18,7 @@ from app.knowledge.service import (
     ModelState,
 )
 from app.knowledge.types import ErrorCode, TroveError
+from app.providers.model_store import install
 from app.providers.model_store.catalog import catalog_entry
 from app.providers.model_store.manifest import (
     FORMAT,
@@ -229,6 +230,16 @@ def test_a_cancelled_download_is_listed_as_resumable_and_can_be_discarded(
     svc.remove_model(E5.id)  # discards the partial download
     assert listing(svc, E5.id).partial_bytes == 0
     assert not (home / "models" / ".partial" / E5.id).exists()
+
+
+def test_a_full_disk_is_a_storage_error(
+    svc: KnowledgeService, hub: FakeHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(install, "free_bytes", lambda path: 1_000)
+    with pytest.raises(TroveError) as info:
+        svc.download_model(E5.id, mirror=hub.endpoint)
+    assert info.value.code is ErrorCode.STORAGE_FULL and "free some space" in info.value.message
+    assert info.value.params["reason"] == "disk_full"
 
 
 # -- removing ----------------------------------------------------------------------------------

@@ -121,8 +121,8 @@ def download(
 ) -> Downloaded:
     """Download and install `entry` from `endpoint`; see the module's docstring.
 
-    Raises ProviderError (FETCH_FAILED, MODEL_NOT_AVAILABLE, STORAGE_FULL, MODEL_IN_USE) or
-    DownloadCancelled."""
+    Raises ProviderError (FETCH_FAILED, MODEL_NOT_AVAILABLE, STORAGE_FULL; INVALID_ARGUMENT
+    with reason busy while another caller holds the model) or DownloadCancelled."""
     models = models_dir(home)
     models.mkdir(parents=True, exist_ok=True)
     with model_lock(models, entry.id):

@@ -22,7 +22,7 @@ LOCKS_DIR = ".locks"
 
 @contextlib.contextmanager
 def model_lock(models_dir: Path, model_id: str) -> Iterator[None]:
-    """Hold the model's lock, or raise MODEL_IN_USE (reason busy) at once when another
+    """Hold the model's lock, or raise INVALID_ARGUMENT (reason busy) at once when another
     holds it (this process's other threads included)."""
     fd = _open(models_dir, model_id)
     try:
