@@ -55,11 +55,17 @@ def cmd_model_download(svc: KnowledgeService, args: argparse.Namespace) -> int:
         if progress is not None:
             progress.clear()
         kept = _partial_bytes(svc, args.id)
-        print(
-            f"download cancelled; {_mb(kept)} kept: run `trove model download {args.id}` "
-            "again to resume it",
-            file=sys.stderr,
-        )
+        again = f"`trove model download {args.id}`"
+        if kept:
+            print(
+                f"download cancelled; {_mb(kept)} kept: run {again} again to resume it",
+                file=sys.stderr,
+            )
+        else:
+            print(
+                f"download cancelled before any file arrived; run {again} to start again",
+                file=sys.stderr,
+            )
         return EXIT_INTERRUPTED
     finally:
         if progress is not None:

@@ -14,7 +14,6 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from app.providers.interfaces import ProviderError
 from app.providers.model_store.errors import model_busy
 
 LOCKS_DIR = ".locks"
@@ -25,23 +24,16 @@ def model_lock(models_dir: Path, model_id: str) -> Iterator[None]:
     """Hold the model's lock, or raise INVALID_ARGUMENT (reason busy) at once when another
     holds it (this process's other threads included)."""
     fd = _open(models_dir, model_id)
+    locked = False
     try:
-        if not _try_lock(fd):
+        locked = _try_lock(fd)
+        if not locked:
             raise model_busy(model_id)
         yield
     finally:
-        os.close(fd)  # closing the descriptor releases the lock
-
-
-def is_locked(models_dir: Path, model_id: str) -> bool:
-    """Whether someone holds the model's lock right now."""
-    try:
-        with model_lock(models_dir, model_id):
-            return False
-    except ProviderError:
-        return True
-    except OSError:
-        return True  # cannot even open the lock file: leave the model's folders alone
+        if locked:
+            _unlock(fd)
+        os.close(fd)
 
 
 def _open(models_dir: Path, model_id: str) -> int:
@@ -60,6 +52,10 @@ if sys.platform == "win32":
             return False
         return True
 
+    def _unlock(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)  # the locked byte is the first
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
 else:
     import fcntl
 
@@ -69,3 +65,6 @@ else:
         except BlockingIOError:
             return False
         return True
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
