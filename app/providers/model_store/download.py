@@ -137,14 +137,18 @@ def download(
             run = _Run(client, entry, partial_dir(models, entry.id), progress, cancel, sleep)
             remote = run.probe_all(endpoint)
             needed = run.prepare(remote)
-            check_space(models, needed, f"{entry.name}", "download it again (it resumes)")
+            check_space(models, needed, entry.name, "download it again (it resumes)")
             sums = {}
             for file in remote:
                 run.fetch(file)
                 sums[file.spec.install_as] = run.verify(file)
         commit = next((f.commit for f in remote if f.commit), None)
         files = {
-            f.spec.install_as: {"size": f.size, "sha256": sums[f.spec.install_as]} for f in remote
+            f.spec.install_as: {
+                "size": run.part(f).stat().st_size,
+                "sha256": sums[f.spec.install_as],
+            }
+            for f in remote
         }
         manifest = entry.manifest(
             f"hub:{entry.repo}@{commit or entry.revision}", extra={"files": files}
@@ -409,7 +413,7 @@ class _Run:
         except OSError as exc:
             if exc.errno in FULL_ERRNOS:
                 raise write_refused(
-                    f"{self.entry.name}", exc, "download it again (it resumes)"
+                    self.entry.name, exc, "download it again (it resumes)"
                 ) from None
             raise
 
