@@ -23,7 +23,6 @@ from app.knowledge.provider_errors import provider_failure
 from app.knowledge.types import ErrorCode, TroveError
 from app.providers.interfaces import ProviderError
 from app.providers.local_model import (
-    INSTALL_HINT,
     LOCAL_DIMS,
     LOCAL_MODEL_NAME,
     LOCAL_PROVIDER,
@@ -41,6 +40,7 @@ from app.providers.model_store.manifest import ModelKind, ModelManifest
 MIRROR_SETTING = "models.hub_endpoint"
 MODEL_IN_USE = "model_in_use"  # TroveError.params["reason"] of a refused removal
 LOCAL_PREFIX = f"{LOCAL_PROVIDER}:"
+RUNTIME_HINT = "install the local extra: pip install 'trove[local]'"
 
 Progress = Callable[[int, int], None]  # bytes done, bytes in all (0 until known)
 Cancel = Callable[[], bool]
@@ -144,7 +144,7 @@ def _builtin(usage: dict[str, list[str]]) -> ModelListing:
         source="built-in",
         summary="ships with Trove; English",
         used_by=tuple(usage.get(LOCAL_MODEL_NAME, ())),
-        problem=None if available else f"its runtime is not installed; {INSTALL_HINT}",
+        problem=None if available else f"its runtime is not installed; {RUNTIME_HINT}",
     )
 
 
