@@ -297,7 +297,7 @@ def remove_model(home: Path, catalog: Catalog, model_id: str) -> None:
     if users:
         raise TroveError(
             ErrorCode.INVALID_ARGUMENT,
-            f"{bare} is used by {_bases(users)}; give them another model (or delete them) first",
+            f"{bare} is used by {_bases(users)}; {_them(users)}",
             {"reason": MODEL_IN_USE, "model": bare, "bases": ", ".join(users)},
         )
     try:
@@ -324,6 +324,12 @@ def _storage_failure(
     if source is not None:
         return TroveError(ErrorCode.INVALID_ARGUMENT, f"{source} cannot be read: {exc}")
     return None
+
+
+def _them(names: list[str]) -> str:
+    if len(names) == 1:
+        return "give it another model (or delete it) first"
+    return "give them another model (or delete them) first"
 
 
 def _bases(names: list[str]) -> str:
