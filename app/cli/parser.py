@@ -11,6 +11,13 @@ from app.cli.bases import cmd_base_create, cmd_base_delete, cmd_base_list, cmd_b
 from app.cli.items import cmd_add, cmd_delete, cmd_item_list, cmd_note, cmd_reindex, cmd_resume
 from app.cli.maintenance import cmd_doctor, cmd_restore
 from app.cli.mcp import cmd_mcp
+from app.cli.models import (
+    cmd_model_download,
+    cmd_model_import,
+    cmd_model_list,
+    cmd_model_mirror,
+    cmd_model_remove,
+)
 from app.cli.providers import (
     cmd_provider_add,
     cmd_provider_list,
@@ -57,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     # Added in this order, listed in this order by --help.
     _add_base_commands(commands)
     _add_provider_commands(commands)
+    _add_model_commands(commands)
     _add_item_commands(commands)
     _add_upkeep_commands(commands)
     _add_mcp_command(commands)
@@ -133,6 +141,48 @@ def _add_provider_commands(commands: Subcommands) -> None:
     pmodels = provider_cmds.add_parser("models", help="list the models a provider offers")
     pmodels.add_argument("name")
     pmodels.set_defaults(func=cmd_provider_models)
+
+
+def _add_model_commands(commands: Subcommands) -> None:
+    """`model list|download|remove|import|mirror`."""
+    model = commands.add_parser(
+        "model", help="local models: download, import and remove (a base uses one as local:ID)"
+    )
+    model_cmds = model.add_subparsers(dest="model_command", metavar="ACTION", required=True)
+    mlist = model_cmds.add_parser(
+        "list", help="installed models and the ones Trove can download, with sizes and licences"
+    )
+    mlist.add_argument("--json", action="store_true")
+    mlist.set_defaults(func=cmd_model_list)
+    mdownload = model_cmds.add_parser(
+        "download",
+        help="download a model from the Hugging Face hub (Ctrl-C stops; run again to resume)",
+    )
+    mdownload.add_argument("id", metavar="ID", help="a model id from `trove model list`")
+    mdownload.add_argument(
+        "--mirror",
+        metavar="URL",
+        help="a mirror of the hub for this download, e.g. https://hf-mirror.com",
+    )
+    mdownload.add_argument(
+        "--force", action="store_true", help="download again even when the model is installed"
+    )
+    mdownload.set_defaults(func=cmd_model_download)
+    mremove = model_cmds.add_parser("remove", help="delete an installed model no base uses")
+    mremove.add_argument("id", metavar="ID")
+    mremove.set_defaults(func=cmd_model_remove)
+    mimport = model_cmds.add_parser(
+        "import",
+        help="install a model folder copied from another machine (trove-model.json and its files)",
+    )
+    mimport.add_argument("dir", metavar="DIR")
+    mimport.set_defaults(func=cmd_model_import)
+    mmirror = model_cmds.add_parser(
+        "mirror", help="show or set where model downloads come from (a mirror of the hub)"
+    )
+    mmirror.add_argument("url", metavar="URL", nargs="?", help="e.g. https://hf-mirror.com")
+    mmirror.add_argument("--clear", action="store_true", help="download from huggingface.co again")
+    mmirror.set_defaults(func=cmd_model_mirror)
 
 
 def _add_item_commands(commands: Subcommands) -> None:

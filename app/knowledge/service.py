@@ -20,6 +20,7 @@ from app.knowledge import (
     admin,
     coverage,
     ingestion,
+    model_manager,
     multi_search,
     path_safety,
     providers_config,
@@ -37,6 +38,14 @@ from app.knowledge.jobs.job_queue import JobQueue
 from app.knowledge.jobs.reader_pool import shared_pool
 from app.knowledge.locks import KeyedMutex
 from app.knowledge.material_paths import CONTAINER_TYPES
+
+# The model manager's value types, for callers that take them from the facade.
+from app.knowledge.model_manager import HubEndpoint as HubEndpoint
+from app.knowledge.model_manager import ModelDownload as ModelDownload
+from app.knowledge.model_manager import ModelDownloadCancelled as ModelDownloadCancelled
+from app.knowledge.model_manager import ModelImport as ModelImport
+from app.knowledge.model_manager import ModelListing as ModelListing
+from app.knowledge.model_manager import ModelState as ModelState
 from app.knowledge.pipeline.readers.registry import SUPPORTED_EXTENSIONS
 from app.knowledge.pipeline.store.index_store import (
     CORRUPTION_ERRORS,
@@ -437,6 +446,72 @@ class KnowledgeService:
         self._require_writable()
         coverage.set_override(self.catalog, model_id, languages)
         return self.model_languages(model_id)
+
+    # -- local models ------------------------------------------------------------------
+
+    def list_models(self) -> list[ModelListing]:
+        """Local models: the built-in one, the catalog's (installed or not), then models
+        imported from elsewhere, each with the bases that use it. Reads the disk: call it
+        off the GUI thread."""
+        return model_manager.list_models(
+            self.layout.home, self.catalog, writable=not self.read_only
+        )
+
+    def download_model(
+        self,
+        model_id: str,
+        *,
+        progress: model_manager.Progress | None = None,
+        cancel: model_manager.Cancel | None = None,
+        mirror: str | None = None,
+        force: bool = False,
+    ) -> ModelDownload:
+        """Download a catalog model (`local:<id>` or `<id>`) from the hub, or `mirror`, and
+        install it. Slow: call it off the GUI thread. `progress(done, total)` follows every
+        chunk received (bytes; total 0 until known; called often: throttle before drawing),
+        from the calling thread; `cancel()`, checked between chunks, stops it
+        with ModelDownloadCancelled, keeping what was fetched for the next download to
+        resume. A usable install returns at once (`already_installed`) unless `force`."""
+        self._require_writable()
+        try:
+            return model_manager.download_model(
+                self.layout.home,
+                self.catalog,
+                model_id,
+                progress=progress,
+                cancel=cancel,
+                mirror=mirror,
+                force=force,
+            )
+        finally:
+            self._reload_providers()
+
+    def import_model(self, folder: Path) -> ModelImport:
+        """Install the model a folder holds (`trove-model.json` and the files it names), for
+        machines without access to the hub."""
+        self._require_writable()
+        try:
+            return model_manager.import_model(self.layout.home, self.catalog, folder)
+        finally:
+            self._reload_providers()
+
+    def remove_model(self, model_id: str) -> None:
+        """Delete an installed model; refused (INVALID_ARGUMENT, reason model_in_use, the
+        bases named) while a base uses it."""
+        self._require_writable()
+        try:
+            model_manager.remove_model(self.layout.home, self.catalog, model_id)
+        finally:
+            self._reload_providers()
+
+    def model_mirror(self) -> HubEndpoint:
+        """Where model downloads go, where that choice comes from, and the stored mirror."""
+        return model_manager.hub_endpoint(self.catalog)
+
+    def set_model_mirror(self, url: str | None) -> HubEndpoint:
+        """Store a mirror of the Hugging Face hub (None: huggingface.co again)."""
+        self._require_writable()
+        return model_manager.set_hub_endpoint(self.catalog, url)
 
     def _reload_providers(self) -> None:
         if not self._fixed_models:

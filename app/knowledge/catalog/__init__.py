@@ -1,4 +1,5 @@
-"""The app database `trove.sqlite`: bases, items, jobs, provider settings, model languages.
+"""The app database `trove.sqlite`: bases, items, jobs, provider and app settings, model
+languages.
 
 One apsw connection guarded by a lock: catalog statements are short, and WAL lets the
 per-base index stores be read and written on their own connections meanwhile.
@@ -17,10 +18,13 @@ from app.knowledge.catalog.jobs import JobRows
 from app.knowledge.catalog.model_languages import ModelLanguageRows
 from app.knowledge.catalog.providers import ProviderRows
 from app.knowledge.catalog.rows import Job, new_id
+from app.knowledge.catalog.settings import SettingRows
 
 __all__ = ["Catalog", "Job", "new_id"]
 
 
-class Catalog(BaseRows, ItemRows, JobRows, DamagedRows, ProviderRows, ModelLanguageRows):
+class Catalog(
+    BaseRows, ItemRows, JobRows, DamagedRows, ProviderRows, ModelLanguageRows, SettingRows
+):
     """Writes go through one connection under a lock; reads outside a write use a
     connection per thread, so in WAL mode the GUI and many workers read without waiting."""

@@ -172,4 +172,17 @@ def _v6(conn: apsw.Connection) -> None:
     )
 
 
-MIGRATIONS: list[db.Migration] = [_v1, _v2, _v3, _v4, _v5, _v6]
+def _v7(conn: apsw.Connection) -> None:
+    # App-wide settings that belong to no base or provider (the model hub mirror).
+    conn.execute(
+        """
+        CREATE TABLE settings (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL,
+            updated_at REAL NOT NULL
+        )
+        """
+    )
+
+
+MIGRATIONS: list[db.Migration] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7]
