@@ -380,3 +380,18 @@ def test_the_type_column_names_the_format() -> None:
     assert {label: type_of(record.id) for label, record in others.items()} == {
         label: label for label in others
     }
+
+
+def test_a_read_that_finishes_after_the_window_went_changes_nothing() -> None:
+    """Background reads and progress arrive after the window closed (its model and cells
+    deleted): they are dropped, never raising from a slot."""
+    import shiboken6
+
+    model = ItemTreeModel()
+    folder = item("D", "/src", kind=ItemType.DIRECTORY)
+    inside = item("f1", "/src/a/x.md", parent="D")
+    model.apply_items([folder, inside])
+    shiboken6.delete(model)
+    assert model.apply_items([folder]) == ([], False)
+    model.set_progress("f1", "embedding", 50.0)
+    model.set_run("D", {"text": "1 of 2", "short": "1/2", "fraction": 0.5})

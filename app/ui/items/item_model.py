@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from pathlib import PurePath
 
+import shiboken6
 from PySide6.QtCore import (
     QCoreApplication,
     QDateTime,
@@ -232,6 +233,9 @@ class ItemTreeModel(QStandardItemModel):
         (old is None for new items), and whether new items were left out because of
         `max_inserts` (call again with the same list to add them: a big import is shown in
         slices so the window stays responsive)."""
+        if not shiboken6.isValid(self):
+            # A read finished after the window (and with it this model's cells) went.
+            return [], False
         wanted = {item.id: item for item in items}
         self._remove_missing(wanted)
         changes = self._update_existing(wanted)
@@ -242,6 +246,8 @@ class ItemTreeModel(QStandardItemModel):
         return changes, len(batch) < len(fresh)
 
     def set_progress(self, item_id: str, phase: str, percent: float) -> None:
+        if not shiboken6.isValid(self):
+            return
         row = self._rows.get(item_id)
         if row is None or row.item.status not in RUNNING_STATUSES:
             return
@@ -254,6 +260,8 @@ class ItemTreeModel(QStandardItemModel):
 
     def set_run(self, item_id: str, run: dict[str, object] | None) -> None:
         """Show (or clear) a folder's or sitemap's progress line on its status cell."""
+        if not shiboken6.isValid(self):
+            return
         row = self._rows.get(item_id)
         if row is not None and row.cells[Column.STATUS].data(Role.RUN) != run:
             row.cells[Column.STATUS].setData(run, Role.RUN)
@@ -434,6 +442,9 @@ class ItemTreeModel(QStandardItemModel):
                 self._forget(child)
         self._rows.pop(row.item.id, None)
         self._live.pop(row.item.id, None)
+        # Its folder rows go with it (removeRow deletes their cells): never write them again.
+        self._dirty.difference_update(row.folders.values())
+        row.folders.clear()
         for node in self._above(row):
             node.tally.take(row.item)
         parent = self._rows.get(row.item.parent_id) if row.item.parent_id else None
@@ -555,7 +566,12 @@ class ItemTreeModel(QStandardItemModel):
                 if self._rows.get(node.item.id) is node:
                     self._fresh_time(node)
                     self._fill(node)
-            elif node.owner.folders.get(node.parts) is node and node.owner.item.id in self._rows:
+            elif (
+                node.owner.folders.get(node.parts) is node
+                and self._rows.get(node.owner.item.id) is node.owner
+            ):
+                # The owner itself must still be shown: a folder item removed and added again
+                # under the same id is a new row, and this folder's cells went with the old.
                 self._fresh_time(node)
                 self._fill_folder(node)
 
