@@ -317,7 +317,9 @@ def detail(code: str | None, english: str, params: Params | None = None) -> str:
 
 
 def _speaks_english() -> bool:
-    return QLocale().language() == QLocale.Language.English
+    # "C" is what Qt reports before any language was chosen (a bare process, tests): the
+    # window's own words are then the English sources.
+    return QLocale().language() in (QLocale.Language.English, QLocale.Language.C)
 
 
 def explain(code: str | None, english: str, params: Params | None = None) -> str:
