@@ -425,10 +425,11 @@ class ModelPicker(QComboBox):
             return self.tr("None")
         if row < 0:
             return model
-        if self._list.rows[row].builtin and self._list.rows[row].listing is None:
+        entry = self._list.rows[row]
+        if entry.builtin and not entry.installed and not entry.needs_download:
             return self.tr("Built-in offline model")
-        if self._list.rows[row].builtin:
-            return self.tr("{0} (on this computer)").format(self._list.rows[row].name)
+        if entry.builtin:
+            return self.tr("{0} (on this computer)").format(entry.name)
         return str(self._list.data(self._list.index(row), ModelListModel.CHOSEN_TEXT_ROLE))
 
     def _rebuild(self, keep: str | None) -> None:
