@@ -11,6 +11,7 @@ model, and 3 MB arrive in many chunks."""
 
 from __future__ import annotations
 
+import html
 import json
 import threading
 from collections.abc import Iterator
@@ -509,8 +510,9 @@ UNITS = {"kb", "mb", "gb"}
 def chinese_leftovers(texts: list[str], names: list[str]) -> list[str]:
     """Texts with English words left once model names, ids and licences are taken out."""
     found = []
-    for text in texts:
-        for name in sorted(names, key=len, reverse=True):
+    for text in map(html.unescape, texts):
+        # File and folder names a message names stay as they are on the disk.
+        for name in sorted([*names, "trove-model.json", "models/"], key=len, reverse=True):
             text = text.replace(name, " ")
         if [w for w in english_words(text) if w.lower() not in UNITS]:
             found.append(text)

@@ -297,7 +297,12 @@ class ModelsDialog(QDialog):
         self._ctx.tasks.run(
             lambda: service.remove_model(listing.id),
             removed,
-            while_alive(self, self._on_action_failed),
+            while_alive(
+                self,
+                lambda exc: self._on_action_failed(
+                    exc, self.tr("{0} could not be removed").format(name)
+                ),
+            ),
         )
 
     def _confirm_remove(self, listing: ModelListing) -> bool:
@@ -333,7 +338,12 @@ class ModelsDialog(QDialog):
         self._ctx.tasks.run(
             lambda: service.import_model(Path(folder)),
             imported,
-            while_alive(self, self._on_action_failed),
+            while_alive(
+                self,
+                lambda exc: self._on_action_failed(
+                    exc, self.tr("The folder could not be imported")
+                ),
+            ),
         )
 
     def _choose_folder(self) -> str:
@@ -341,8 +351,8 @@ class ModelsDialog(QDialog):
             self, self.tr("Choose the folder of a model (it holds trove-model.json)")
         )
 
-    def _on_action_failed(self, exc: BaseException) -> None:
-        self._show_failure(exc)
+    def _on_action_failed(self, exc: BaseException, headline: str) -> None:
+        self._show_failure(exc, headline)
         self.actionFinished.emit()
 
     # -- the mirror -------------------------------------------------------------------------
@@ -367,7 +377,10 @@ class ModelsDialog(QDialog):
         self._ctx.tasks.run(
             lambda: service.set_model_mirror(url),
             while_alive(self, stored),
-            while_alive(self, self._on_action_failed),
+            while_alive(
+                self,
+                lambda exc: self._on_action_failed(exc, self.tr("The mirror was not saved")),
+            ),
         )
 
     def _show_mirror(self, endpoint: HubEndpoint) -> None:
@@ -461,14 +474,16 @@ class ModelsDialog(QDialog):
 def mirror_origin_text(endpoint: HubEndpoint) -> str:
     """Where downloads go now, and who chose it."""
 
-    def tr(text: str) -> str:
-        return QCoreApplication.translate("ModelsDialog", text)
-
     if endpoint.origin.startswith(ENV_ORIGIN):
-        return tr(
+        return QCoreApplication.translate(
+            "ModelsDialog",
             "Downloads come from {0}, set by the environment variable {1}; it overrides the "
-            "setting here while it is set."
+            "setting here while it is set.",
         ).format(endpoint.url, endpoint.origin.removeprefix(ENV_ORIGIN))
     if endpoint.stored and endpoint.origin == "setting":
-        return tr("Downloads come from {0}, your setting.").format(endpoint.url)
-    return tr("Downloads come from {0}, the default.").format(endpoint.url)
+        return QCoreApplication.translate(
+            "ModelsDialog", "Downloads come from {0}, your setting."
+        ).format(endpoint.url)
+    return QCoreApplication.translate(
+        "ModelsDialog", "Downloads come from {0}, the default."
+    ).format(endpoint.url)

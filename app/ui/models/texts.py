@@ -11,14 +11,9 @@ from PySide6.QtCore import QCoreApplication
 from app.knowledge.service import ModelKind, ModelListing, ModelState
 from app.knowledge.types import MULTILINGUAL, LanguageSource
 
-CONTEXT = "ModelTexts"
 KB = 1_000
 MB = 1_000_000
 GB = 1_000_000_000
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate(CONTEXT, text)
 
 
 def size_text(size: float) -> str:
@@ -26,16 +21,16 @@ def size_text(size: float) -> str:
     "1.2 GB"."""
     value = max(0.0, float(size))
     if value < KB:
-        return QCoreApplication.translate(CONTEXT, "{0} B").format(int(value))
+        return QCoreApplication.translate("ModelTexts", "{0} B").format(int(value))
     if value < MB:
-        return QCoreApplication.translate(CONTEXT, "{0} KB").format(_digits(value / KB))
+        return QCoreApplication.translate("ModelTexts", "{0} KB").format(_digits(value / KB))
     if value < GB:
-        return QCoreApplication.translate(CONTEXT, "{0} MB").format(_digits(value / MB))
-    return QCoreApplication.translate(CONTEXT, "{0} GB").format(_digits(value / GB))
+        return QCoreApplication.translate("ModelTexts", "{0} MB").format(_digits(value / MB))
+    return QCoreApplication.translate("ModelTexts", "{0} GB").format(_digits(value / GB))
 
 
 def rate_text(bytes_per_second: float) -> str:
-    return QCoreApplication.translate(CONTEXT, "{0}/s").format(size_text(bytes_per_second))
+    return QCoreApplication.translate("ModelTexts", "{0}/s").format(size_text(bytes_per_second))
 
 
 def _digits(value: float) -> str:
@@ -47,34 +42,34 @@ def _digits(value: float) -> str:
 
 def kind_text(kind: str) -> str:
     if kind == ModelKind.RERANK:
-        return _tr("Rerank")
-    return _tr("Embedding")
+        return QCoreApplication.translate("ModelTexts", "Rerank")
+    return QCoreApplication.translate("ModelTexts", "Embedding")
 
 
 def language_name(code: str) -> str:
     """A language code as the person's language names it; unknown codes as they are."""
     names = {
-        MULTILINGUAL: _tr("many languages"),
-        "en": _tr("English"),
-        "zh": _tr("Chinese"),
-        "ja": _tr("Japanese"),
-        "ko": _tr("Korean"),
-        "de": _tr("German"),
-        "fr": _tr("French"),
-        "es": _tr("Spanish"),
-        "it": _tr("Italian"),
-        "pt": _tr("Portuguese"),
-        "ru": _tr("Russian"),
-        "ar": _tr("Arabic"),
-        "hi": _tr("Hindi"),
-        "nl": _tr("Dutch"),
-        "pl": _tr("Polish"),
-        "tr": _tr("Turkish"),
-        "vi": _tr("Vietnamese"),
-        "th": _tr("Thai"),
-        "id": _tr("Indonesian"),
-        "uk": _tr("Ukrainian"),
-        "sv": _tr("Swedish"),
+        MULTILINGUAL: QCoreApplication.translate("ModelTexts", "many languages"),
+        "en": QCoreApplication.translate("ModelTexts", "English"),
+        "zh": QCoreApplication.translate("ModelTexts", "Chinese"),
+        "ja": QCoreApplication.translate("ModelTexts", "Japanese"),
+        "ko": QCoreApplication.translate("ModelTexts", "Korean"),
+        "de": QCoreApplication.translate("ModelTexts", "German"),
+        "fr": QCoreApplication.translate("ModelTexts", "French"),
+        "es": QCoreApplication.translate("ModelTexts", "Spanish"),
+        "it": QCoreApplication.translate("ModelTexts", "Italian"),
+        "pt": QCoreApplication.translate("ModelTexts", "Portuguese"),
+        "ru": QCoreApplication.translate("ModelTexts", "Russian"),
+        "ar": QCoreApplication.translate("ModelTexts", "Arabic"),
+        "hi": QCoreApplication.translate("ModelTexts", "Hindi"),
+        "nl": QCoreApplication.translate("ModelTexts", "Dutch"),
+        "pl": QCoreApplication.translate("ModelTexts", "Polish"),
+        "tr": QCoreApplication.translate("ModelTexts", "Turkish"),
+        "vi": QCoreApplication.translate("ModelTexts", "Vietnamese"),
+        "th": QCoreApplication.translate("ModelTexts", "Thai"),
+        "id": QCoreApplication.translate("ModelTexts", "Indonesian"),
+        "uk": QCoreApplication.translate("ModelTexts", "Ukrainian"),
+        "sv": QCoreApplication.translate("ModelTexts", "Swedish"),
     }
     return names.get(code, code)
 
@@ -82,37 +77,39 @@ def language_name(code: str) -> str:
 def languages_text(languages: Sequence[str] | None) -> str:
     """ "English", "Chinese, English", "Many languages"; "Not known" for none."""
     if not languages:
-        return _tr("Not known")
+        return QCoreApplication.translate("ModelTexts", "Not known")
     if MULTILINGUAL in languages:
-        return _tr("Many languages")
-    separator = _tr(", ")
+        return QCoreApplication.translate("ModelTexts", "Many languages")
+    separator = QCoreApplication.translate("ModelTexts", ", ")
     return separator.join(language_name(code) for code in languages)
 
 
 def language_source_text(source: str) -> str:
     """Where Trove's knowledge of a model's languages comes from."""
     texts: dict[str, str] = {
-        LanguageSource.OVERRIDE: _tr("your setting"),
-        LanguageSource.INSTALLED: _tr("the model's manifest"),
-        LanguageSource.TABLE: _tr("Trove's table of known models"),
+        LanguageSource.OVERRIDE: QCoreApplication.translate("ModelTexts", "your setting"),
+        LanguageSource.INSTALLED: QCoreApplication.translate("ModelTexts", "the model's manifest"),
+        LanguageSource.TABLE: QCoreApplication.translate(
+            "ModelTexts", "Trove's table of known models"
+        ),
     }
-    return texts.get(source, _tr("nothing Trove knows"))
+    return texts.get(source, QCoreApplication.translate("ModelTexts", "nothing Trove knows"))
 
 
 def licence_text(listing: ModelListing) -> str:
     if listing.non_commercial:
-        return QCoreApplication.translate(CONTEXT, "{0} (non-commercial use only)").format(
+        return QCoreApplication.translate("ModelTexts", "{0} (non-commercial use only)").format(
             listing.license
         )
     if listing.license == "unknown":
-        return _tr("Not known")
+        return QCoreApplication.translate("ModelTexts", "Not known")
     return listing.license
 
 
 def display_name(listing: ModelListing) -> str:
     """The model's name; the built-in one by its id, said to be built in."""
     if listing.state is ModelState.BUILT_IN:
-        return QCoreApplication.translate(CONTEXT, "{0} (built in)").format(listing.id)
+        return QCoreApplication.translate("ModelTexts", "{0} (built in)").format(listing.id)
     return listing.name
 
 
@@ -121,7 +118,7 @@ def size_of(listing: ModelListing) -> str:
     if listing.size_on_disk is not None:
         return size_text(listing.size_on_disk)
     if listing.approx_bytes:
-        return QCoreApplication.translate(CONTEXT, "about {0}").format(
+        return QCoreApplication.translate("ModelTexts", "about {0}").format(
             size_text(listing.approx_bytes)
         )
     return ""
@@ -136,16 +133,20 @@ def download_left(listing: ModelListing) -> int:
 def state_text(listing: ModelListing) -> str:
     """The state of a model that is not being downloaded."""
     if listing.state is ModelState.BUILT_IN:
-        return _tr("Built in") if listing.problem is None else _tr("Needs the local extra")
+        return (
+            QCoreApplication.translate("ModelTexts", "Built in")
+            if listing.problem is None
+            else QCoreApplication.translate("ModelTexts", "Needs the local extra")
+        )
     if listing.state is ModelState.INSTALLED:
-        return _tr("Installed")
+        return QCoreApplication.translate("ModelTexts", "Installed")
     if listing.state is ModelState.DAMAGED:
-        return _tr("Damaged")
+        return QCoreApplication.translate("ModelTexts", "Damaged")
     if listing.partial_bytes:
-        return QCoreApplication.translate(CONTEXT, "Paused, {0} kept").format(
+        return QCoreApplication.translate("ModelTexts", "Paused, {0} kept").format(
             size_text(listing.partial_bytes)
         )
-    return _tr("Not downloaded")
+    return QCoreApplication.translate("ModelTexts", "Not downloaded")
 
 
 def problem_text(listing: ModelListing) -> str:
@@ -153,12 +154,14 @@ def problem_text(listing: ModelListing) -> str:
     if listing.problem is None:
         return ""
     if listing.state is ModelState.BUILT_IN:
-        return _tr(
+        return QCoreApplication.translate(
+            "ModelTexts",
             "Its runtime is not installed. Install Trove with the local extra "
-            "(pip install 'trove[local]') to use it."
+            "(pip install 'trove[local]') to use it.",
         )
-    return _tr(
-        "This model's folder is damaged or incomplete. Remove it, then download or import it again."
+    return QCoreApplication.translate(
+        "ModelTexts",
+        "This model's folder is damaged or incomplete. Remove it, then download or import it again.",
     )
 
 
@@ -166,22 +169,29 @@ def summary_text(listing: ModelListing) -> str:
     """The catalog's one-line summary in the person's language (the English one when this
     Trove has no translation of it)."""
     if listing.state is ModelState.BUILT_IN:
-        return _tr("ships with Trove; English")
+        return QCoreApplication.translate("ModelTexts", "ships with Trove; English")
     known = {
-        "small and fast; about 100 languages": _tr("small and fast; about 100 languages"),
-        "best quality of the list; long inputs (8,192 tokens); about 100 languages": _tr(
-            "best quality of the list; long inputs (8,192 tokens); about 100 languages"
+        "small and fast; about 100 languages": QCoreApplication.translate(
+            "ModelTexts", "small and fast; about 100 languages"
         ),
-        "tiny; Chinese first, English too": _tr("tiny; Chinese first, English too"),
-        "reranker; about 100 languages": _tr("reranker; about 100 languages"),
-        "reranker; about 100 languages; non-commercial use only (CC-BY-NC-4.0)": _tr(
-            "reranker; about 100 languages; non-commercial use only (CC-BY-NC-4.0)"
+        "best quality of the list; long inputs (8,192 tokens); about 100 languages": QCoreApplication.translate(
+            "ModelTexts",
+            "best quality of the list; long inputs (8,192 tokens); about 100 languages",
+        ),
+        "tiny; Chinese first, English too": QCoreApplication.translate(
+            "ModelTexts", "tiny; Chinese first, English too"
+        ),
+        "reranker; about 100 languages": QCoreApplication.translate(
+            "ModelTexts", "reranker; about 100 languages"
+        ),
+        "reranker; about 100 languages; non-commercial use only (CC-BY-NC-4.0)": QCoreApplication.translate(
+            "ModelTexts", "reranker; about 100 languages; non-commercial use only (CC-BY-NC-4.0)"
         ),
     }
     if listing.summary:
         return known.get(listing.summary, listing.summary)
     if listing.source == "import":
-        return _tr("imported from a folder")
+        return QCoreApplication.translate("ModelTexts", "imported from a folder")
     return ""
 
 
@@ -196,5 +206,7 @@ def quality_text(listing: ModelListing) -> str:
 def used_by_text(listing: ModelListing) -> str:
     if not listing.used_by:
         return ""
-    quoted = _tr(", ").join(f"“{name}”" for name in listing.used_by)
-    return QCoreApplication.translate(CONTEXT, "Used by {0}").format(quoted)
+    quoted = QCoreApplication.translate("ModelTexts", ", ").join(
+        f"“{name}”" for name in listing.used_by
+    )
+    return QCoreApplication.translate("ModelTexts", "Used by {0}").format(quoted)
