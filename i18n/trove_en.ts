@@ -788,11 +788,11 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Languages: looking…</source>
+        <source>Looking…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Languages: {0} (from {1})</source>
+        <source>{0} (from {1})</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1113,6 +1113,10 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
     </message>
     <message>
         <source>Models that run on this computer, offline. A knowledge base uses them as its embedding or rerank model (“On this computer” in its settings).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Languages:</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -776,12 +776,12 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
         <translation>只有此模型支持中文、日文和韩文时，这些语言的搜索才会使用它的向量。</translation>
     </message>
     <message>
-        <source>Languages: looking…</source>
-        <translation>语言：正在查询…</translation>
+        <source>Looking…</source>
+        <translation>正在查询…</translation>
     </message>
     <message>
-        <source>Languages: {0} (from {1})</source>
-        <translation>语言：{0}（来源：{1}）</translation>
+        <source>{0} (from {1})</source>
+        <translation>{0}（来源：{1}）</translation>
     </message>
     <message>
         <source>Not set: use what Trove knows</source>
@@ -1102,6 +1102,10 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
     <message>
         <source>Models that run on this computer, offline. A knowledge base uses them as its embedding or rerank model (“On this computer” in its settings).</source>
         <translation>在本机离线运行的模型。知识库可将它们用作嵌入模型或重排序模型（在设置中位于“本机”一组）。</translation>
+    </message>
+    <message>
+        <source>Languages:</source>
+        <translation>语言：</translation>
     </message>
     <message>
         <source>Download</source>

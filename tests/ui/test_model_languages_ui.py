@@ -52,7 +52,7 @@ def test_the_settings_show_the_models_languages_and_their_source(
     panel = settings_panel(qtbot, models_ctx, MODEL)
     row = panel.form.languages
     assert row is not None and row.isVisible()
-    assert shown(qtbot, row) == "Languages: English (from the model's manifest)"
+    assert shown(qtbot, row) == "English (from the model's manifest)"
     assert row.choice.currentText() == "Not set: use what Trove knows"
     assert row.hint.text() == (
         "Chinese, Japanese and Korean searches use this model's vectors only if it covers "
@@ -69,9 +69,9 @@ def test_the_source_follows_what_trove_knows_of_any_model(
     row = ModelLanguagesRow(models_ctx)
     qtbot.addWidget(row)
     row.set_model("siliconflow:BAAI/bge-m3")
-    assert shown(qtbot, row) == "Languages: Many languages (from Trove's table of known models)"
+    assert shown(qtbot, row) == "Many languages (from Trove's table of known models)"
     row.set_model("openai:our-own-embedder")
-    assert shown(qtbot, row) == "Languages: Not known (from nothing Trove knows)"
+    assert shown(qtbot, row) == "Not known (from nothing Trove knows)"
     assert row.current is not None and row.current.source is LanguageSource.UNKNOWN
 
 
@@ -89,7 +89,7 @@ def test_an_override_changes_what_the_engine_uses_and_clearing_it_goes_back(
     choose(qtbot, row, "Chinese and English")
     declared = service.model_languages(MODEL)
     assert declared.languages == ("zh", "en") and declared.source is LanguageSource.OVERRIDE
-    assert row.summary.text() == "Languages: Chinese, English (from your setting)"
+    assert row.summary.text() == "Chinese, English (from your setting)"
     assert panel.is_dirty() == dirty_before  # a model's languages are not the base's settings
 
     choose(qtbot, row, "Many languages (multilingual)")
@@ -107,7 +107,7 @@ def test_an_override_of_other_languages_is_listed_as_it_is(
     row = ModelLanguagesRow(models_ctx)
     qtbot.addWidget(row)
     row.set_model("ollama:nomic-embed-text")
-    assert shown(qtbot, row) == "Languages: Japanese, English (from your setting)"
+    assert shown(qtbot, row) == "Japanese, English (from your setting)"
     assert row.choice.currentText() == "Japanese, English"
     choose(qtbot, row, "English only")
     assert models_ctx.service.model_languages("ollama:nomic-embed-text").languages == ("en",)
@@ -121,7 +121,7 @@ def test_the_models_dialog_sets_languages_for_the_model_selected(
     dialog = open_dialog(qtbot, models_ctx)
     dialog.select("tiny-embed")
     row = dialog.languages
-    assert shown(qtbot, row) == "Languages: English (from the model's manifest)"
+    assert shown(qtbot, row) == "English (from the model's manifest)"
     choose(qtbot, row, "Chinese and English")
     assert models_ctx.service.model_languages(MODEL).languages == ("zh", "en")
 

@@ -263,9 +263,7 @@ def test_rows_list_every_local_model_with_its_state(
     assert not dialog.languages.isVisibleTo(dialog)  # a reranker's languages do not matter
     dialog.select("own-embed")
     qtbot.waitUntil(lambda: dialog.languages.current is not None)
-    assert dialog.languages.summary.text() == (
-        "Languages: Chinese, English (from the model's manifest)"
-    )
+    assert dialog.languages.summary.text() == ("Chinese, English (from the model's manifest)")
 
 
 # -- downloading --------------------------------------------------------------------------------

@@ -92,7 +92,7 @@ class ModelLanguagesRow(QWidget):
         self.setVisible(model_id is not None)
         if model_id is None:
             return
-        self.summary.setText(self.tr("Languages: looking…"))
+        self.summary.setText(self.tr("Looking…"))
         service = self._ctx.service
         self._run(lambda: service.model_languages(model_id))
 
@@ -134,7 +134,7 @@ class ModelLanguagesRow(QWidget):
 
     def _show(self, found: ModelLanguages) -> None:
         self.summary.setText(
-            self.tr("Languages: {0} (from {1})").format(
+            self.tr("{0} (from {1})").format(
                 texts.languages_text(found.languages), texts.language_source_text(found.source)
             )
         )

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFileDialog,
+    QFormLayout,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
@@ -56,13 +57,15 @@ from app.ui.context import UiContext
 from app.ui.errors import describe
 from app.ui.models import texts
 from app.ui.models.alive import while_alive
-from app.ui.models.downloads import DownloadPhase
+from app.ui.models.downloads import DownloadPhase, DownloadProgress
 from app.ui.models.languages import ModelLanguagesRow
-from app.ui.models.models_model import Column, LocalModelsModel
+from app.ui.models.models_model import Column, LocalModelsModel, download_status_text
 from app.ui.questions import ask_to_delete
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 ENV_ORIGIN = "env:"
+# The widest a download's status usually gets: it sizes the Status column.
+STATUS_SAMPLE = DownloadProgress("", DownloadPhase.RUNNING, 888_800_000, 888_800_000, 88_800_000)
 
 
 class _StatusDelegate(QStyledItemDelegate):
@@ -124,12 +127,17 @@ class ModelsDialog(QDialog):
         header = self.view.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(Column.STATUS, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(Column.NAME, QHeaderView.ResizeMode.Stretch)
+        # Wide enough for a running download's figures, so the columns never jump.
+        header.setSectionResizeMode(Column.STATUS, QHeaderView.ResizeMode.Fixed)
+        sample = download_status_text(STATUS_SAMPLE)
+        header.resizeSection(Column.STATUS, self.fontMetrics().horizontalAdvance(sample) + 24)
         self.details = QLabel(self)
         self.details.setObjectName("modelDetails")
         self.details.setWordWrap(True)
         self.details.setTextFormat(Qt.TextFormat.PlainText)
         self.languages = ModelLanguagesRow(ctx, self)
+        self.languages_label = QLabel(self.tr("Languages:"), self)
         self.download_button = QPushButton(self.tr("Download"), self)
         self.download_button.setObjectName("downloadButton")
         self.cancel_button = QPushButton(self.tr("Cancel download"), self)
@@ -166,7 +174,7 @@ class ModelsDialog(QDialog):
         for progress in self._downloads.downloads():
             self.model.set_download(progress.model_id, progress)
         self._update_controls()
-        self.resize(900, 560)
+        self.resize(1040, 600)
         self.reload()
 
     def _build_layout(self) -> None:
@@ -187,7 +195,10 @@ class ModelsDialog(QDialog):
         layout.addWidget(self.intro)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.details)
-        layout.addWidget(self.languages)
+        languages = QFormLayout()
+        languages.setContentsMargins(0, 0, 0, 0)
+        languages.addRow(self.languages_label, self.languages)
+        layout.addLayout(languages)
         layout.addLayout(actions)
         layout.addWidget(self.message)
         layout.addWidget(self.mirror_group)
@@ -426,6 +437,7 @@ class ModelsDialog(QDialog):
             self.details.clear()
             self.details.hide()
             self.languages.set_model(None)
+            self.languages_label.hide()
             return
         lines = [
             texts.summary_text(listing),
@@ -436,6 +448,7 @@ class ModelsDialog(QDialog):
         self.details.setVisible(bool(self.details.text()))
         embeds = listing.kind == ModelKind.EMBEDDING
         self.languages.set_model(listing.model_id if embeds else None)
+        self.languages_label.setVisible(embeds)
 
     def _show_info(self, text: str) -> None:
         self.message.setStyleSheet("")
