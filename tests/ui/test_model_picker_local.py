@@ -146,6 +146,20 @@ def test_a_rerank_model_picked_in_the_settings_panel_downloads_and_is_chosen(
     assert panel.is_dirty() and panel.apply_button.isEnabled()
 
 
+def test_a_model_chosen_meanwhile_is_not_undone_when_the_download_ends(
+    qtbot: QtBot, models_ctx: UiContext
+) -> None:
+    dialog = new_base_dialog(qtbot, models_ctx)
+    picker = dialog.form.embedding_picker
+    dialog.form.confirm_download = lambda listing: True
+    with qtbot.waitSignal(models_ctx.downloads.finished, timeout=30_000):
+        choose(picker, "local:tiny-embed")
+        choose(picker, "")  # the person settles on full-text search before it ends
+    qtbot.waitUntil(lambda: models_ctx.tasks.pending == 0, timeout=10_000)
+    assert picker.is_installed("local:tiny-embed")
+    assert picker.current_model() is None
+
+
 def test_declining_or_cancelling_the_download_keeps_the_previous_choice(
     qtbot: QtBot, models_ctx: UiContext, hub: Hub
 ) -> None:

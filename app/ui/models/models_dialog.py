@@ -20,7 +20,7 @@ from PySide6.QtCore import (
     Signal,
     Slot,
 )
-from PySide6.QtGui import QCloseEvent, QPainter
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -169,6 +169,10 @@ class ModelsDialog(QDialog):
         self.mirror_origin.setObjectName("mirrorOrigin")
         self.mirror_origin.setWordWrap(True)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        # Enter in the mirror field saves it; it must never press Download or Close too.
+        for button in self.findChildren(QPushButton):
+            button.setAutoDefault(False)
+            button.setDefault(False)
         self._build_layout()
         self._connect_signals()
         for progress in self._downloads.downloads():
@@ -465,10 +469,6 @@ class ModelsDialog(QDialog):
     def _clear_message(self) -> None:
         self.message.clear()
         self.message.hide()
-
-    def closeEvent(self, event: QCloseEvent) -> None:
-        self._say_downloads_go_on()
-        super().closeEvent(event)
 
     @Slot()
     def reject(self) -> None:

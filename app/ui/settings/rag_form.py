@@ -239,6 +239,10 @@ class RagSettingsForm(QWidget):
         if self._ctx is not None:
             self.embedding_picker.downloadRequested.connect(self._on_embedding_download)
             self.rerank_picker.downloadRequested.connect(self._on_rerank_download)
+            # Another model chosen meanwhile (or another base shown): the download goes on,
+            # but choosing its model when it ends would undo the person's choice.
+            self.embedding_picker.modelChanged.connect(self._on_embedding_chosen)
+            self.rerank_picker.modelChanged.connect(self._on_rerank_chosen)
             downloads = self._ctx.downloads
             downloads.finished.connect(self._on_download_finished)
             downloads.cancelled.connect(self._on_download_ended)
@@ -286,8 +290,8 @@ class RagSettingsForm(QWidget):
             picker = self.picker(purpose)
             wanted = f"local:{model}"
             if picker.is_installed(wanted):
-                del self._choose_when_listed[purpose]
-                picker.set_current_model(wanted)
+                picker.set_current_model(wanted)  # (which forgets it)
+                self._choose_when_listed.pop(purpose, None)
 
     def picker(self, purpose: Purpose) -> ModelPicker:
         return self.embedding_picker if purpose is Purpose.EMBEDDING else self.rerank_picker
@@ -313,6 +317,18 @@ class RagSettingsForm(QWidget):
     @Slot(str)
     def _on_rerank_download(self, model: str) -> None:
         self._offer_download(Purpose.RERANK, model)
+
+    @Slot(object)
+    def _on_embedding_chosen(self, _model: str | None) -> None:
+        self._forget_download(Purpose.EMBEDDING)
+
+    @Slot(object)
+    def _on_rerank_chosen(self, _model: str | None) -> None:
+        self._forget_download(Purpose.RERANK)
+
+    def _forget_download(self, purpose: Purpose) -> None:
+        self._downloading.pop(purpose, None)
+        self._choose_when_listed.pop(purpose, None)
 
     def _offer_download(self, purpose: Purpose, model: str) -> None:
         assert self._ctx is not None
