@@ -28,6 +28,7 @@ from pytestqt.qtbot import QtBot
 
 from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService, ModelDownload, ModelListing
+from app.knowledge.types import ErrorCode, TroveError
 from app.providers.model_store import catalog
 from app.providers.model_store.catalog import CatalogEntry, HubFile
 from app.providers.model_store.hub import ENV_VARIABLES
@@ -35,12 +36,14 @@ from app.providers.model_store.manifest import ModelKind, load_manifest
 from app.runtime.executor import JobExecutor
 from app.ui import i18n
 from app.ui.context import UiContext
+from app.ui.errors import describe
 from app.ui.main_window import MainWindow
 from app.ui.models.downloads import DownloadPhase
 from app.ui.models.models_dialog import ModelsDialog
 from app.ui.models.models_model import Column, LocalModelsModel
 from app.ui.notifications import Notifier
 from app.ui.tasks import BackgroundTasks
+from tests.httpserver import LoopbackServer
 from tests.providers.fake_hub import FakeHub, onnx_bytes, tokenizer_bytes
 from tests.tiny_models import install_model, write_embedding_model, write_rerank_model
 from tests.ui.test_i18n import english_words, visible_texts
@@ -574,5 +577,39 @@ def test_a_running_download_row_reads_in_chinese(
         texts.append(status(dialog, BIG))
         assert chinese_leftovers(texts, []) == [], texts
         assert "600 KB" in texts[0] and "3 MB" in texts[0]
+    finally:
+        i18n.remove_translators(qapp, translators)
+
+
+def test_download_failures_are_said_in_the_persons_language(
+    qapp: QApplication, qtbot: QtBot, models_ctx: UiContext
+) -> None:
+    """Offline (nothing answers at the mirror), a checksum mismatch and a full disk."""
+    with LoopbackServer() as gone:
+        closed = gone.base_url
+    models_ctx.service.set_model_mirror(closed)
+    translators = i18n.install_translators(qapp, "zh_CN")
+    try:
+        dialog = open_dialog(qtbot, models_ctx)
+        dialog.select("tiny-embed")
+        with qtbot.waitSignal(models_ctx.downloads.failed, timeout=30_000):
+            click(dialog.download_button)
+        offline = dialog.message.text()
+        assert "无法连接 127.0.0.1" in offline and "镜像" in offline
+        full = TroveError(
+            ErrorCode.STORAGE_FULL,
+            "not enough free disk space ...",
+            {"reason": "disk_full", "needed": 1_500_000_000, "free": 200_000_000},
+        )
+        _, said = describe(full)
+        assert "1,500 MB" in said and "200 MB" in said
+        mismatch = TroveError(
+            ErrorCode.FETCH_FAILED,
+            "model.onnx from x does not match the sha256 ...",
+            {"reason": "checksum_mismatch", "file": "onnx/model.onnx"},
+        )
+        _, checksum = describe(mismatch)
+        assert "onnx/model.onnx" in checksum and "校验和" in checksum
+        assert chinese_leftovers([offline, said, checksum], ["tiny-embed", "onnx/model.onnx"]) == []
     finally:
         i18n.remove_translators(qapp, translators)
