@@ -266,6 +266,25 @@
     </message>
 </context>
 <context>
+    <name>DownloadStrip</name>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop the download; what was downloaded is kept for a later resume.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Downloading {0}: {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} (and {1} more waiting)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>EmptyState</name>
     <message>
         <source>Welcome to Trove</source>
@@ -572,6 +591,61 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
     </message>
 </context>
 <context>
+    <name>LocalModelsModel</name>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Languages</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dimensions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Licence</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Waiting to download…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stopping, then resuming…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Starting the download…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} of {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} · {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>Trove</source>
@@ -587,6 +661,10 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
     </message>
     <message>
         <source>Model providers…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Models…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -676,6 +754,13 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
             <numerusform>%n items are being indexed right now. Quit anyway? They are marked interrupted and can be reindexed; items still waiting are indexed next time.</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n model download(s) are running. Quit anyway? What was downloaded is kept, and the next download of the model resumes from it.</source>
+        <translation>
+            <numerusform>A model download is running. Quit anyway? What was downloaded is kept, and the next download of the model resumes from it.</numerusform>
+            <numerusform>%n model downloads are running. Quit anyway? What was downloaded is kept, and the next download of the model resumes from it.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>McpDialog</name>
@@ -689,6 +774,41 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
     </message>
     <message>
         <source>Copy</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ModelLanguagesRow</name>
+    <message>
+        <source>This model covers:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chinese, Japanese and Korean searches use this model&apos;s vectors only if it covers those languages.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Looking…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} (from {1})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not set: use what Trove knows</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>English only</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chinese and English</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Many languages (multilingual)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -707,7 +827,15 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>{0} — download {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Not configured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>On this computer (offline)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -731,6 +859,10 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Not on this computer yet: choosing it offers to download it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>{0} — {1}</source>
         <translation type="unfinished"></translation>
     </message>
@@ -747,6 +879,350 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
     </message>
     <message>
         <source>Built-in offline model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} (on this computer)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ModelTexts</name>
+    <message>
+        <source>{0} B</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} KB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} MB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} GB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0}/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rerank</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Embedding</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>many languages</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>English</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chinese</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Japanese</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Korean</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>German</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>French</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Spanish</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Italian</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Portuguese</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Russian</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Arabic</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hindi</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dutch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Polish</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Turkish</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Vietnamese</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Thai</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Indonesian</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ukrainian</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Swedish</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not known</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Many languages</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>your setting</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the model&apos;s manifest</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Trove&apos;s table of known models</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>nothing Trove knows</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} (non-commercial use only)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} (built in)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>about {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Built in</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Needs the local extra</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Installed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Damaged</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Paused, {0} kept</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not downloaded</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its runtime is not installed. Install Trove with the local extra (pip install &apos;trove[local]&apos;) to use it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This model&apos;s folder is damaged or incomplete. Remove it, then download or import it again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ships with Trove; English</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>small and fast; about 100 languages</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>best quality of the list; long inputs (8,192 tokens); about 100 languages</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tiny; Chinese first, English too</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>reranker; about 100 languages</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>reranker; about 100 languages; non-commercial use only (CC-BY-NC-4.0)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>imported from a folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Used by {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ModelsDialog</name>
+    <message>
+        <source>Models</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Models that run on this computer, offline. A knowledge base uses them as its embedding or rerank model (“On this computer” in its settings).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Languages:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel download</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Import folder…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Install a model folder copied from another computer (it holds a trove-model.json and the files it names).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Download mirror</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>For example: https://hf-mirror.com</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} is installed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The download of {0} failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} was removed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} could not be removed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove a model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove {0}?
+
+Its files ({1}) are deleted from this computer. It can be downloaded or imported again later.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} was imported; it replaces the copy installed before.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} was imported.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The folder could not be imported</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose the folder of a model (it holds trove-model.json)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The mirror was not saved</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resume download</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The download goes on</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The status bar shows it; open Models to cancel it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Downloads come from {0}, set by the environment variable {1}; it overrides the setting here while it is set.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Downloads come from {0}, your setting.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Downloads come from {0}, the default.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1224,6 +1700,10 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Languages:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Rerank model:</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1237,6 +1717,22 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
     </message>
     <message>
         <source>Chunk overlap:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Download a model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Download {0}? It is about {1}. It is chosen here once it is installed; you can go on meanwhile.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The download of {0} failed</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1624,6 +2120,78 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
     </message>
     <message>
         <source>Something went wrong</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>“{0}” is used by these knowledge bases: {1}. Give them another model (or delete them) first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The downloaded file {0} does not match the checksum the model hub publishes, so it was deleted. Download again, or use another mirror.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} does not match the checksum its trove-model.json records: the copy is damaged or incomplete. Copy the folder again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The server sent {0} with another size than the model hub announced, so it was deleted. Download again, or use another mirror.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The server sent something other than the model file {0} (an error page?), so it was deleted. Use another mirror.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} is not a usable model file: it is empty, or of another kind.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Another download, import or removal of “{0}” is running (in this or another Trove window or command). Wait for it to finish, then try again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A file of “{0}” is in use. Stop the searches and indexing that use it (or close Trove), then try again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>There is not enough free disk space: the model needs about {0} and {1} is free. Free some space, then try again (a download resumes where it stopped).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The disk filled up while the model was being written. Free some space, then try again (a download resumes where it stopped).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot reach {0}. Check the internet connection; or set a mirror of the model hub in the Models window (for example https://hf-mirror.com); or download the model on a connected computer, copy its folder here and import it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} is not a folder.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} has no trove-model.json. Choose the whole folder of an installed model (models/&lt;id&gt; in Trove&apos;s data folder on another computer).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} lacks files its trove-model.json names: {1}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The folder&apos;s trove-model.json cannot be used: it is damaged, incomplete or of a newer Trove.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} does not have the file {1} of this model (HTTP 404): the mirror may not carry it. Try another mirror, or import the model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The download from {0} stopped after several attempts. What was downloaded is kept: download again to resume it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} MB</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

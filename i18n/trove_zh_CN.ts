@@ -257,6 +257,25 @@
     </message>
 </context>
 <context>
+    <name>DownloadStrip</name>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop the download; what was downloaded is kept for a later resume.</source>
+        <translation>停止下载；已下载的部分会保留，以后可继续下载。</translation>
+    </message>
+    <message>
+        <source>Downloading {0}: {1}</source>
+        <translation>正在下载 {0}：{1}</translation>
+    </message>
+    <message>
+        <source>{0} (and {1} more waiting)</source>
+        <translation>{0}（另有 {1} 个在等待）</translation>
+    </message>
+</context>
+<context>
     <name>EmptyState</name>
     <message>
         <source>Welcome to Trove</source>
@@ -562,6 +581,61 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
     </message>
 </context>
 <context>
+    <name>LocalModelsModel</name>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Languages</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>Dimensions</source>
+        <translation>维度</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Licence</source>
+        <translation>许可证</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Waiting to download…</source>
+        <translation>等待下载…</translation>
+    </message>
+    <message>
+        <source>Stopping, then resuming…</source>
+        <translation>正在停止，随后继续…</translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <source>Starting the download…</source>
+        <translation>正在开始下载…</translation>
+    </message>
+    <message>
+        <source>{0} of {1}</source>
+        <translation>{0} / {1}</translation>
+    </message>
+    <message>
+        <source>{0} · {1}</source>
+        <translation>{0} · {1}</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>Trove</source>
@@ -578,6 +652,10 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
     <message>
         <source>Model providers…</source>
         <translation>模型服务商…</translation>
+    </message>
+    <message>
+        <source>Models…</source>
+        <translation>模型…</translation>
     </message>
     <message>
         <source>Connect AI agents…</source>
@@ -665,6 +743,12 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
             <numerusform>有 %n 个条目正在建立索引。仍要退出吗？它们会被标记为已中断，之后可以重新索引；仍在等待的条目会在下次启动时继续索引。</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n model download(s) are running. Quit anyway? What was downloaded is kept, and the next download of the model resumes from it.</source>
+        <translation>
+            <numerusform>有 %n 个模型正在下载。仍要退出吗？已下载的部分会保留，下次下载该模型时会从中断处继续。</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>McpDialog</name>
@@ -682,6 +766,41 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
     </message>
 </context>
 <context>
+    <name>ModelLanguagesRow</name>
+    <message>
+        <source>This model covers:</source>
+        <translation>此模型支持：</translation>
+    </message>
+    <message>
+        <source>Chinese, Japanese and Korean searches use this model&apos;s vectors only if it covers those languages.</source>
+        <translation>只有此模型支持中文、日文和韩文时，这些语言的搜索才会使用它的向量。</translation>
+    </message>
+    <message>
+        <source>Looking…</source>
+        <translation>正在查询…</translation>
+    </message>
+    <message>
+        <source>{0} (from {1})</source>
+        <translation>{0}（来源：{1}）</translation>
+    </message>
+    <message>
+        <source>Not set: use what Trove knows</source>
+        <translation>未设置：使用 Trove 已知的信息</translation>
+    </message>
+    <message>
+        <source>English only</source>
+        <translation>仅英语</translation>
+    </message>
+    <message>
+        <source>Chinese and English</source>
+        <translation>中文和英语</translation>
+    </message>
+    <message>
+        <source>Many languages (multilingual)</source>
+        <translation>多种语言（多语言模型）</translation>
+    </message>
+</context>
+<context>
     <name>ModelListModel</name>
     <message>
         <source>None (full-text search only)</source>
@@ -696,8 +815,16 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
         <translation>未列出模型</translation>
     </message>
     <message>
+        <source>{0} — download {1}</source>
+        <translation>{0} — 下载 {1}</translation>
+    </message>
+    <message>
         <source>Not configured</source>
         <translation>未配置</translation>
+    </message>
+    <message>
+        <source>On this computer (offline)</source>
+        <translation>本机（离线）</translation>
     </message>
     <message>
         <source>Built-in (offline)</source>
@@ -720,6 +847,10 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
         <translation>没有已配置的服务商提供此模型。</translation>
     </message>
     <message>
+        <source>Not on this computer yet: choosing it offers to download it.</source>
+        <translation>尚未在本机：选择它时会提示下载。</translation>
+    </message>
+    <message>
         <source>{0} — {1}</source>
         <translation>{0} — {1}</translation>
     </message>
@@ -737,6 +868,352 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
     <message>
         <source>Built-in offline model</source>
         <translation>内置离线模型</translation>
+    </message>
+    <message>
+        <source>{0} (on this computer)</source>
+        <translation>{0}（本机）</translation>
+    </message>
+</context>
+<context>
+    <name>ModelTexts</name>
+    <message>
+        <source>{0} B</source>
+        <translation>{0} B</translation>
+    </message>
+    <message>
+        <source>{0} KB</source>
+        <translation>{0} KB</translation>
+    </message>
+    <message>
+        <source>{0} MB</source>
+        <translation>{0} MB</translation>
+    </message>
+    <message>
+        <source>{0} GB</source>
+        <translation>{0} GB</translation>
+    </message>
+    <message>
+        <source>{0}/s</source>
+        <translation>{0}/秒</translation>
+    </message>
+    <message>
+        <source>Rerank</source>
+        <translation>重排序</translation>
+    </message>
+    <message>
+        <source>Embedding</source>
+        <translation>嵌入</translation>
+    </message>
+    <message>
+        <source>many languages</source>
+        <translation>多种语言</translation>
+    </message>
+    <message>
+        <source>English</source>
+        <translation>英语</translation>
+    </message>
+    <message>
+        <source>Chinese</source>
+        <translation>中文</translation>
+    </message>
+    <message>
+        <source>Japanese</source>
+        <translation>日语</translation>
+    </message>
+    <message>
+        <source>Korean</source>
+        <translation>韩语</translation>
+    </message>
+    <message>
+        <source>German</source>
+        <translation>德语</translation>
+    </message>
+    <message>
+        <source>French</source>
+        <translation>法语</translation>
+    </message>
+    <message>
+        <source>Spanish</source>
+        <translation>西班牙语</translation>
+    </message>
+    <message>
+        <source>Italian</source>
+        <translation>意大利语</translation>
+    </message>
+    <message>
+        <source>Portuguese</source>
+        <translation>葡萄牙语</translation>
+    </message>
+    <message>
+        <source>Russian</source>
+        <translation>俄语</translation>
+    </message>
+    <message>
+        <source>Arabic</source>
+        <translation>阿拉伯语</translation>
+    </message>
+    <message>
+        <source>Hindi</source>
+        <translation>印地语</translation>
+    </message>
+    <message>
+        <source>Dutch</source>
+        <translation>荷兰语</translation>
+    </message>
+    <message>
+        <source>Polish</source>
+        <translation>波兰语</translation>
+    </message>
+    <message>
+        <source>Turkish</source>
+        <translation>土耳其语</translation>
+    </message>
+    <message>
+        <source>Vietnamese</source>
+        <translation>越南语</translation>
+    </message>
+    <message>
+        <source>Thai</source>
+        <translation>泰语</translation>
+    </message>
+    <message>
+        <source>Indonesian</source>
+        <translation>印尼语</translation>
+    </message>
+    <message>
+        <source>Ukrainian</source>
+        <translation>乌克兰语</translation>
+    </message>
+    <message>
+        <source>Swedish</source>
+        <translation>瑞典语</translation>
+    </message>
+    <message>
+        <source>Not known</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>Many languages</source>
+        <translation>多种语言</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source>your setting</source>
+        <translation>你的设置</translation>
+    </message>
+    <message>
+        <source>the model&apos;s manifest</source>
+        <translation>模型清单</translation>
+    </message>
+    <message>
+        <source>Trove&apos;s table of known models</source>
+        <translation>Trove 的已知模型表</translation>
+    </message>
+    <message>
+        <source>nothing Trove knows</source>
+        <translation>Trove 没有相关信息</translation>
+    </message>
+    <message>
+        <source>{0} (non-commercial use only)</source>
+        <translation>{0}（仅限非商业用途）</translation>
+    </message>
+    <message>
+        <source>{0} (built in)</source>
+        <translation>{0}（内置）</translation>
+    </message>
+    <message>
+        <source>about {0}</source>
+        <translation>约 {0}</translation>
+    </message>
+    <message>
+        <source>Built in</source>
+        <translation>内置</translation>
+    </message>
+    <message>
+        <source>Needs the local extra</source>
+        <translation>需要安装 local 组件</translation>
+    </message>
+    <message>
+        <source>Installed</source>
+        <translation>已安装</translation>
+    </message>
+    <message>
+        <source>Damaged</source>
+        <translation>已损坏</translation>
+    </message>
+    <message>
+        <source>Paused, {0} kept</source>
+        <translation>已暂停，保留了 {0}</translation>
+    </message>
+    <message>
+        <source>Not downloaded</source>
+        <translation>未下载</translation>
+    </message>
+    <message>
+        <source>Its runtime is not installed. Install Trove with the local extra (pip install &apos;trove[local]&apos;) to use it.</source>
+        <translation>它的运行环境尚未安装。请安装带 local 组件的 Trove（pip install &apos;trove[local]&apos;）后使用。</translation>
+    </message>
+    <message>
+        <source>This model&apos;s folder is damaged or incomplete. Remove it, then download or import it again.</source>
+        <translation>此模型的文件夹已损坏或不完整。请移除它，然后重新下载或导入。</translation>
+    </message>
+    <message>
+        <source>ships with Trove; English</source>
+        <translation>随 Trove 提供；英语</translation>
+    </message>
+    <message>
+        <source>small and fast; about 100 languages</source>
+        <translation>小巧快速；约 100 种语言</translation>
+    </message>
+    <message>
+        <source>best quality of the list; long inputs (8,192 tokens); about 100 languages</source>
+        <translation>列表中质量最好；支持长输入（8,192 个词元）；约 100 种语言</translation>
+    </message>
+    <message>
+        <source>tiny; Chinese first, English too</source>
+        <translation>非常小；以中文为主，也支持英语</translation>
+    </message>
+    <message>
+        <source>reranker; about 100 languages</source>
+        <translation>重排序模型；约 100 种语言</translation>
+    </message>
+    <message>
+        <source>reranker; about 100 languages; non-commercial use only (CC-BY-NC-4.0)</source>
+        <translation>重排序模型；约 100 种语言；仅限非商业用途（CC-BY-NC-4.0）</translation>
+    </message>
+    <message>
+        <source>imported from a folder</source>
+        <translation>从文件夹导入</translation>
+    </message>
+    <message>
+        <source>Used by {0}</source>
+        <translation>使用它的知识库：{0}</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsDialog</name>
+    <message>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Models that run on this computer, offline. A knowledge base uses them as its embedding or rerank model (“On this computer” in its settings).</source>
+        <translation>在本机离线运行的模型。知识库可将它们用作嵌入模型或重排序模型（在设置中位于“本机”一组）。</translation>
+    </message>
+    <message>
+        <source>Languages:</source>
+        <translation>语言：</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <source>Cancel download</source>
+        <translation>取消下载</translation>
+    </message>
+    <message>
+        <source>Remove…</source>
+        <translation>移除…</translation>
+    </message>
+    <message>
+        <source>Import folder…</source>
+        <translation>导入文件夹…</translation>
+    </message>
+    <message>
+        <source>Install a model folder copied from another computer (it holds a trove-model.json and the files it names).</source>
+        <translation>安装从另一台电脑复制来的模型文件夹（其中有 trove-model.json 及其列出的文件）。</translation>
+    </message>
+    <message>
+        <source>Download mirror</source>
+        <translation>下载镜像</translation>
+    </message>
+    <message>
+        <source>For example: https://hf-mirror.com</source>
+        <translation>例如：https://hf-mirror.com</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation>清除</translation>
+    </message>
+    <message>
+        <source>{0} is installed.</source>
+        <translation>{0} 已安装。</translation>
+    </message>
+    <message>
+        <source>The download of {0} failed</source>
+        <translation>{0} 下载失败</translation>
+    </message>
+    <message>
+        <source>{0} was removed.</source>
+        <translation>{0} 已移除。</translation>
+    </message>
+    <message>
+        <source>{0} could not be removed</source>
+        <translation>无法移除 {0}</translation>
+    </message>
+    <message>
+        <source>Remove a model</source>
+        <translation>移除模型</translation>
+    </message>
+    <message>
+        <source>Remove {0}?
+
+Its files ({1}) are deleted from this computer. It can be downloaded or imported again later.</source>
+        <translation>移除 {0}？
+
+它的文件（{1}）将从本机删除。以后可以重新下载或导入。</translation>
+    </message>
+    <message>
+        <source>{0} was imported; it replaces the copy installed before.</source>
+        <translation>{0} 已导入，替换了之前安装的副本。</translation>
+    </message>
+    <message>
+        <source>{0} was imported.</source>
+        <translation>{0} 已导入。</translation>
+    </message>
+    <message>
+        <source>The folder could not be imported</source>
+        <translation>无法导入该文件夹</translation>
+    </message>
+    <message>
+        <source>Choose the folder of a model (it holds trove-model.json)</source>
+        <translation>选择模型文件夹（其中有 trove-model.json）</translation>
+    </message>
+    <message>
+        <source>The mirror was not saved</source>
+        <translation>镜像未保存</translation>
+    </message>
+    <message>
+        <source>Resume download</source>
+        <translation>继续下载</translation>
+    </message>
+    <message>
+        <source>The download goes on</source>
+        <translation>下载仍在继续</translation>
+    </message>
+    <message>
+        <source>The status bar shows it; open Models to cancel it.</source>
+        <translation>状态栏会显示进度；如需取消，请打开“模型”窗口。</translation>
+    </message>
+    <message>
+        <source>Downloads come from {0}, set by the environment variable {1}; it overrides the setting here while it is set.</source>
+        <translation>下载来源：{0}，由环境变量 {1} 指定；设置了该变量时，它优先于这里的设置。</translation>
+    </message>
+    <message>
+        <source>Downloads come from {0}, your setting.</source>
+        <translation>下载来源：{0}（你的设置）。</translation>
+    </message>
+    <message>
+        <source>Downloads come from {0}, the default.</source>
+        <translation>下载来源：{0}（默认）。</translation>
     </message>
 </context>
 <context>
@@ -1206,6 +1683,10 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
         <translation>嵌入模型：</translation>
     </message>
     <message>
+        <source>Languages:</source>
+        <translation>语言：</translation>
+    </message>
+    <message>
         <source>Rerank model:</source>
         <translation>重排序模型：</translation>
     </message>
@@ -1220,6 +1701,22 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
     <message>
         <source>Chunk overlap:</source>
         <translation>分块重叠：</translation>
+    </message>
+    <message>
+        <source>Download a model</source>
+        <translation>下载模型</translation>
+    </message>
+    <message>
+        <source>Download {0}? It is about {1}. It is chosen here once it is installed; you can go on meanwhile.</source>
+        <translation>下载 {0}？大小约 {1}。安装完成后会在这里选中它；下载期间你可以继续操作。</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <source>The download of {0} failed</source>
+        <translation>{0} 下载失败</translation>
     </message>
     <message>
         <source>Searches use full-text matching (BM25) only.</source>
@@ -1599,6 +2096,78 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
     <message>
         <source>Something went wrong</source>
         <translation>出现问题</translation>
+    </message>
+    <message>
+        <source>“{0}” is used by these knowledge bases: {1}. Give them another model (or delete them) first.</source>
+        <translation>知识库 {1} 正在使用“{0}”。请先为它们换用其他模型（或删除它们）。</translation>
+    </message>
+    <message>
+        <source>The downloaded file {0} does not match the checksum the model hub publishes, so it was deleted. Download again, or use another mirror.</source>
+        <translation>下载的文件 {0} 与模型仓库公布的校验和不符，已被删除。请重新下载，或换用其他镜像。</translation>
+    </message>
+    <message>
+        <source>{0} does not match the checksum its trove-model.json records: the copy is damaged or incomplete. Copy the folder again.</source>
+        <translation>{0} 与 trove-model.json 记录的校验和不符：副本已损坏或不完整。请重新复制该文件夹。</translation>
+    </message>
+    <message>
+        <source>The server sent {0} with another size than the model hub announced, so it was deleted. Download again, or use another mirror.</source>
+        <translation>服务器发送的 {0} 大小与模型仓库公布的不同，已被删除。请重新下载，或换用其他镜像。</translation>
+    </message>
+    <message>
+        <source>The server sent something other than the model file {0} (an error page?), so it was deleted. Use another mirror.</source>
+        <translation>服务器发送的不是模型文件 {0}（可能是错误页面），已被删除。请换用其他镜像。</translation>
+    </message>
+    <message>
+        <source>{0} is not a usable model file: it is empty, or of another kind.</source>
+        <translation>{0} 不是可用的模型文件：它是空的，或是其他类型的文件。</translation>
+    </message>
+    <message>
+        <source>Another download, import or removal of “{0}” is running (in this or another Trove window or command). Wait for it to finish, then try again.</source>
+        <translation>“{0}”正在被下载、导入或移除（在此窗口、另一个 Trove 窗口或命令中）。请等它完成后再试。</translation>
+    </message>
+    <message>
+        <source>A file of “{0}” is in use. Stop the searches and indexing that use it (or close Trove), then try again.</source>
+        <translation>“{0}”的某个文件正在使用中。请停止使用它的搜索和索引（或关闭 Trove），然后再试。</translation>
+    </message>
+    <message>
+        <source>There is not enough free disk space: the model needs about {0} and {1} is free. Free some space, then try again (a download resumes where it stopped).</source>
+        <translation>磁盘空间不足：模型需要约 {0}，可用空间为 {1}。请释放一些空间后再试（下载会从中断处继续）。</translation>
+    </message>
+    <message>
+        <source>The disk filled up while the model was being written. Free some space, then try again (a download resumes where it stopped).</source>
+        <translation>写入模型时磁盘已满。请释放一些空间后再试（下载会从中断处继续）。</translation>
+    </message>
+    <message>
+        <source>Cannot reach {0}. Check the internet connection; or set a mirror of the model hub in the Models window (for example https://hf-mirror.com); or download the model on a connected computer, copy its folder here and import it.</source>
+        <translation>无法连接 {0}。请检查网络连接；或在“模型”窗口中设置模型仓库的镜像（例如 https://hf-mirror.com）；或在能联网的电脑上下载模型，把它的文件夹复制到这里再导入。</translation>
+    </message>
+    <message>
+        <source>{0} is not a folder.</source>
+        <translation>{0} 不是文件夹。</translation>
+    </message>
+    <message>
+        <source>{0} has no trove-model.json. Choose the whole folder of an installed model (models/&lt;id&gt; in Trove&apos;s data folder on another computer).</source>
+        <translation>{0} 中没有 trove-model.json。请选择已安装模型的整个文件夹（另一台电脑上 Trove 数据文件夹中的 models/&lt;id&gt;）。</translation>
+    </message>
+    <message>
+        <source>{0} lacks files its trove-model.json names: {1}.</source>
+        <translation>{0} 缺少 trove-model.json 中列出的文件：{1}。</translation>
+    </message>
+    <message>
+        <source>The folder&apos;s trove-model.json cannot be used: it is damaged, incomplete or of a newer Trove.</source>
+        <translation>该文件夹的 trove-model.json 无法使用：它已损坏、不完整，或来自更新版本的 Trove。</translation>
+    </message>
+    <message>
+        <source>{0} does not have the file {1} of this model (HTTP 404): the mirror may not carry it. Try another mirror, or import the model.</source>
+        <translation>{0} 上没有此模型的文件 {1}（HTTP 404）：该镜像可能未收录它。请换用其他镜像，或导入该模型。</translation>
+    </message>
+    <message>
+        <source>The download from {0} stopped after several attempts. What was downloaded is kept: download again to resume it.</source>
+        <translation>从 {0} 下载多次尝试后仍中断。已下载的部分已保留：重新下载即可继续。</translation>
+    </message>
+    <message>
+        <source>{0} MB</source>
+        <translation>{0} MB</translation>
     </message>
     <message>
         <source>The model “{0}” is not available. Choose another one in the settings.</source>

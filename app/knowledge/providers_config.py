@@ -129,24 +129,35 @@ def find_settings(catalog: Catalog, provider_id: str) -> ProviderSettings:
     raise TroveError(ErrorCode.INVALID_ARGUMENT, f"no provider named {provider_id!r}")
 
 
-def provider_models(catalog: Catalog, provider_id: str) -> list[str]:
+def provider_models(
+    catalog: Catalog, provider_id: str, *, models_dir: Path | None = None
+) -> list[str]:
+    """The models a provider offers; the local provider's include those installed in
+    `models_dir`."""
     settings = find_settings(catalog, provider_id)
     try:
-        return factory.list_models(settings, secrets.get_key)
+        return factory.list_models(settings, secrets.get_key, models_dir=models_dir)
     except ProviderError as exc:
         raise provider_failure(exc, ErrorCode.FETCH_FAILED) from exc
 
 
-def check_provider(catalog: Catalog, provider_id: str, model: str | None = None) -> str:
-    """One real call; returns a short message for the user or raises TroveError."""
+def check_provider(
+    catalog: Catalog,
+    provider_id: str,
+    model: str | None = None,
+    *,
+    models_dir: Path | None = None,
+) -> str:
+    """One real call; returns a short message for the user or raises TroveError.
+    `models_dir`: where the local provider's installed models are."""
     settings = find_settings(catalog, provider_id)
     chosen = model or (settings.models[0] if settings.models else None)
     if chosen is None:
-        names = provider_models(catalog, provider_id)
+        names = provider_models(catalog, provider_id, models_dir=models_dir)
         if not names:
             raise TroveError(ErrorCode.MODEL_NOT_AVAILABLE, f"{provider_id} offers no models")
         chosen = names[0]
     try:
-        return factory.check_connection(settings, chosen, secrets.get_key)
+        return factory.check_connection(settings, chosen, secrets.get_key, models_dir=models_dir)
     except ProviderError as exc:
         raise provider_failure(exc, ErrorCode.FETCH_FAILED) from exc

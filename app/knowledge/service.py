@@ -78,6 +78,7 @@ from app.providers.factory import ProviderSettings, builtin_local_settings
 from app.providers.interfaces import Embedder, ModelResolver, ProviderError, Reranker
 from app.providers.local_model import LOCAL_MODEL_ID, local_model_available
 from app.providers.model_store.manifest import MODELS_DIR
+from app.providers.model_store.manifest import ModelKind as ModelKind
 
 log = logging.getLogger(__name__)
 
@@ -386,7 +387,10 @@ class KnowledgeService:
         return LOCAL_MODEL_ID if local_model_available() else None
 
     def provider_models(self, provider_id: str) -> list[str]:
-        return providers_config.provider_models(self.catalog, provider_id)
+        """The models a provider offers; the built-in one's include the installed models."""
+        return providers_config.provider_models(
+            self.catalog, provider_id, models_dir=self.layout.home / MODELS_DIR
+        )
 
     def provider_key_stored(self, provider_id: str) -> bool:
         """Whether the keychain holds an API key for the provider (it may block: call it off
@@ -394,7 +398,10 @@ class KnowledgeService:
         return secrets.has_stored_key(provider_id)
 
     def check_provider(self, provider_id: str, model: str | None = None) -> str:
-        return providers_config.check_provider(self.catalog, provider_id, model)
+        """One real call with `model` (an installed local model too); a short message."""
+        return providers_config.check_provider(
+            self.catalog, provider_id, model, models_dir=self.layout.home / MODELS_DIR
+        )
 
     async def probe_models(
         self,

@@ -10,6 +10,8 @@ from app.providers import interfaces as _provider
 from app.providers.interfaces import ConnectionOk as ConnectionOk
 from app.providers.model_info import LanguageSource as LanguageSource
 from app.providers.model_info import ModelLanguages as ModelLanguages
+from app.providers.model_store import errors as _model_store
+from app.providers.model_store.manifest import MULTILINGUAL as MULTILINGUAL
 
 
 class BaseStatus(StrEnum):
@@ -135,6 +137,19 @@ class ErrorReason(StrEnum):
     WRONG_DIMENSIONS = _provider.WRONG_DIMENSIONS
     BAD_URL = _provider.BAD_URL
     NO_KEYCHAIN = _provider.NO_KEYCHAIN
+    # Local models (downloads, imports, removals); params in model_store/errors.py.
+    MODEL_IN_USE = "model_in_use"  # params: model, bases
+    CHECKSUM_MISMATCH = _model_store.CHECKSUM_MISMATCH
+    SIZE_MISMATCH = _model_store.SIZE_MISMATCH
+    NOT_A_MODEL = _model_store.NOT_A_MODEL
+    MODEL_BUSY = _model_store.BUSY
+    MODEL_FILE_OPEN = _model_store.OPEN
+    DISK_FULL = _model_store.DISK_FULL
+    HUB_UNREACHABLE = _model_store.HUB_UNREACHABLE
+    NOT_A_FOLDER = _model_store.NOT_A_FOLDER
+    NO_MANIFEST = _model_store.NO_MANIFEST
+    FILES_MISSING = _model_store.FILES_MISSING
+    BAD_MANIFEST = _model_store.BAD_MANIFEST
 
 
 # Names and numbers an error's sentence needs (a provider, an HTTP status, a model, a count),

@@ -21,7 +21,7 @@ from typing import Final, Literal, Unpack, cast
 import numpy as np
 
 from app.providers.http import HttpOptions
-from app.providers.installed_models import InstalledEmbedder, InstalledReranker
+from app.providers.installed_models import InstalledEmbedder, InstalledReranker, installed_folder
 from app.providers.interfaces import (
     EMBEDDING_FAILED,
     INVALID_ARGUMENT,
@@ -36,6 +36,8 @@ from app.providers.local_model import (
     LOCAL_PROVIDER,
     LocalEmbedder,
 )
+from app.providers.model_store import install
+from app.providers.model_store.manifest import ModelKind, load_manifest
 from app.providers.openai_compat import OllamaEmbedder, OpenAICompatibleEmbedder, RerankClient
 from app.providers.registry import ProviderRegistry
 from app.providers.secrets import SecretStoreUnavailable
@@ -271,11 +273,16 @@ def probe_dimensions(embedder: Embedder, text: str = PROBE_TEXT) -> int:
 
 
 def list_models(
-    settings: ProviderSettings, get_key: KeyLookup, **options: Unpack[HttpOptions]
+    settings: ProviderSettings,
+    get_key: KeyLookup,
+    *,
+    models_dir: Path | None = None,
+    **options: Unpack[HttpOptions],
 ) -> list[str]:
-    """The model names the provider offers, for the settings page's model picker."""
+    """The model names the provider offers, for the settings page's model picker; the local
+    provider's are the built-in model and the usable models installed in `models_dir`."""
     if settings.kind == "local":
-        return [LOCAL_MODEL_NAME]
+        return [LOCAL_MODEL_NAME, *installed_model_ids(models_dir)]
     keys = _Keys(settings.id, get_key)
     merged = _options(settings, keys, options)
     url = _require_base_url(settings)
@@ -290,21 +297,55 @@ def list_models(
         return client.list_models()
 
 
+def installed_model_ids(models_dir: Path | None) -> list[str]:
+    """The ids of the models installed in `models_dir` that can be used, in folder order."""
+    if models_dir is None:
+        return []
+    return [
+        folder.id
+        for folder in install.installed(models_dir)
+        if folder.manifest is not None and not folder.problem
+    ]
+
+
 def check_connection(
     settings: ProviderSettings,
     model: str,
     get_key: KeyLookup,
+    *,
+    models_dir: Path | None = None,
     **options: Unpack[HttpOptions],
 ) -> str:
-    """One real call with `model`; a short message for the settings page, or ProviderError."""
+    """One real call with `model`; a short message for the settings page, or ProviderError.
+    `models_dir`: where the local provider's installed models are."""
     client: ConnectionTester
-    if settings.kind in EMBEDDING_KINDS:
-        client = cast(ConnectionTester, build_embedder(settings, model, get_key, **options))
+    if _reranks(settings, model, models_dir):
+        client = cast(
+            ConnectionTester,
+            build_reranker(settings, model, get_key, models_dir=models_dir, **options),
+        )
     else:
-        client = cast(ConnectionTester, build_reranker(settings, model, get_key, **options))
+        client = cast(
+            ConnectionTester,
+            build_embedder(settings, model, get_key, models_dir=models_dir, **options),
+        )
     try:
         return client.test_connection()
     finally:
         close = getattr(client, "close", None)
         if callable(close):
             close()
+
+
+def _reranks(settings: ProviderSettings, model: str, models_dir: Path | None) -> bool:
+    """Whether a connection test of `model` is a rerank call: a provider that only reranks,
+    or an installed local model whose manifest says it reranks."""
+    if settings.kind != "local":
+        return settings.kind not in EMBEDDING_KINDS
+    if models_dir is None or model == LOCAL_MODEL_NAME:
+        return False
+    try:
+        folder = installed_folder(models_dir, model)
+        return load_manifest(folder).kind is ModelKind.RERANK
+    except ProviderError:
+        return False  # the embedder then says what is wrong with the folder

@@ -3,12 +3,13 @@ and the person's settings. Passed to widgets instead of globals."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from PySide6.QtCore import QSettings
 
 from app.knowledge.service import KnowledgeService
 from app.runtime.executor import JobExecutor
+from app.ui.models.downloads import ModelDownloads
 from app.ui.notifications import Notifier
 from app.ui.tasks import BackgroundTasks
 
@@ -20,3 +21,8 @@ class UiContext:
     tasks: BackgroundTasks
     settings: QSettings
     notifier: Notifier
+    # Model downloads outlive the dialog or picker that started them (one set per window).
+    downloads: ModelDownloads = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.downloads = ModelDownloads(self.service, self.tasks, self.tasks)

@@ -12,6 +12,7 @@ never as the only text.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from urllib.parse import urlsplit
 
 from PySide6.QtCore import QCoreApplication, QLocale
 
@@ -120,10 +121,143 @@ def message(code: str | None, params: Params | None = None) -> str:
     given = params or {}
     reason = given.get("reason")
     if isinstance(reason, str):
-        said = _provider_message(reason, given)
+        said = _model_message(str(code or ""), reason, given) or _provider_message(reason, given)
         if said:
             return said
     return _code_message(str(code or ""), given)
+
+
+# Model store failures whose engine words (which field of a manifest, what a file looks
+# like) add to the translated sentence, for a window that speaks English.
+_MODEL_DETAILED_REASONS = frozenset({ErrorReason.BAD_MANIFEST, ErrorReason.NOT_A_MODEL})
+# Network failures of a model download (the engine gave up after its attempts).
+_DOWNLOAD_NETWORK_REASONS = frozenset(
+    {
+        ErrorReason.TIMED_OUT,
+        ErrorReason.CONNECTION_FAILED,
+        ErrorReason.CONNECTION_REFUSED,
+        ErrorReason.HOST_NOT_FOUND,
+        ErrorReason.HTTP_STATUS,
+    }
+)
+
+
+def _model_message(code: str, reason: str, params: Params) -> str:
+    """A local model's download, import or removal failure; "" for other failures."""
+    model = str(params.get("model") or "")
+    file = str(params.get("file") or "")
+    downloading = code == ErrorCode.FETCH_FAILED
+    if reason == ErrorReason.MODEL_IN_USE:
+        return QCoreApplication.translate(
+            "errors",
+            "“{0}” is used by these knowledge bases: {1}. Give them another model (or delete "
+            "them) first.",
+        ).format(model, params.get("bases", ""))
+    if reason == ErrorReason.CHECKSUM_MISMATCH:
+        if downloading:
+            return QCoreApplication.translate(
+                "errors",
+                "The downloaded file {0} does not match the checksum the model hub publishes, "
+                "so it was deleted. Download again, or use another mirror.",
+            ).format(file)
+        return QCoreApplication.translate(
+            "errors",
+            "{0} does not match the checksum its trove-model.json records: the copy is "
+            "damaged or incomplete. Copy the folder again.",
+        ).format(file)
+    if reason == ErrorReason.SIZE_MISMATCH:
+        return QCoreApplication.translate(
+            "errors",
+            "The server sent {0} with another size than the model hub announced, so it was "
+            "deleted. Download again, or use another mirror.",
+        ).format(file)
+    if reason == ErrorReason.NOT_A_MODEL:
+        if downloading:
+            return QCoreApplication.translate(
+                "errors",
+                "The server sent something other than the model file {0} (an error page?), "
+                "so it was deleted. Use another mirror.",
+            ).format(file)
+        return QCoreApplication.translate(
+            "errors", "{0} is not a usable model file: it is empty, or of another kind."
+        ).format(file)
+    if reason == ErrorReason.MODEL_BUSY:
+        return QCoreApplication.translate(
+            "errors",
+            "Another download, import or removal of “{0}” is running (in this or another "
+            "Trove window or command). Wait for it to finish, then try again.",
+        ).format(model)
+    if reason == ErrorReason.MODEL_FILE_OPEN:
+        return QCoreApplication.translate(
+            "errors",
+            "A file of “{0}” is in use. Stop the searches and indexing that use it (or close "
+            "Trove), then try again.",
+        ).format(model)
+    if reason == ErrorReason.DISK_FULL and params.get("needed"):
+        return QCoreApplication.translate(
+            "errors",
+            "There is not enough free disk space: the model needs about {0} and {1} is free. "
+            "Free some space, then try again (a download resumes where it stopped).",
+        ).format(_megabytes(params.get("needed")), _megabytes(params.get("free")))
+    if reason == ErrorReason.DISK_FULL:
+        return QCoreApplication.translate(
+            "errors",
+            "The disk filled up while the model was being written. Free some space, then try "
+            "again (a download resumes where it stopped).",
+        )
+    if reason == ErrorReason.HUB_UNREACHABLE:
+        return QCoreApplication.translate(
+            "errors",
+            "Cannot reach {0}. Check the internet connection; or set a mirror of the model "
+            "hub in the Models window (for example https://hf-mirror.com); or download the "
+            "model on a connected computer, copy its folder here and import it.",
+        ).format(params.get("host", ""))
+    if reason == ErrorReason.NOT_A_FOLDER:
+        return QCoreApplication.translate("errors", "{0} is not a folder.").format(
+            params.get("folder", "")
+        )
+    if reason == ErrorReason.NO_MANIFEST:
+        return QCoreApplication.translate(
+            "errors",
+            "{0} has no trove-model.json. Choose the whole folder of an installed model "
+            "(models/<id> in Trove's data folder on another computer).",
+        ).format(params.get("folder", ""))
+    if reason == ErrorReason.FILES_MISSING:
+        return QCoreApplication.translate(
+            "errors", "{0} lacks files its trove-model.json names: {1}."
+        ).format(params.get("folder", ""), params.get("files", ""))
+    if reason == ErrorReason.BAD_MANIFEST:
+        return QCoreApplication.translate(
+            "errors",
+            "The folder's trove-model.json cannot be used: it is damaged, incomplete or of a "
+            "newer Trove.",
+        )
+    if downloading and reason == ErrorReason.NOT_FOUND and file:
+        return QCoreApplication.translate(
+            "errors",
+            "{0} does not have the file {1} of this model (HTTP 404): the mirror may not carry "
+            "it. Try another mirror, or import the model.",
+        ).format(params.get("server", ""), file)
+    if (
+        downloading
+        and reason in _DOWNLOAD_NETWORK_REASONS
+        and params.get("url")
+        and not params.get("provider")
+    ):
+        return QCoreApplication.translate(
+            "errors",
+            "The download from {0} stopped after several attempts. What was downloaded is "
+            "kept: download again to resume it.",
+        ).format(urlsplit(str(params["url"])).netloc)
+    return ""
+
+
+def _megabytes(size: str | int | None) -> str:
+    try:
+        value = int(size or 0)
+    except ValueError:
+        return str(size)
+    return QCoreApplication.translate("errors", "{0} MB").format(f"{value / 1_000_000:,.0f}")
 
 
 def _code_message(code: str, params: Params) -> str:
@@ -302,6 +436,9 @@ def detail(code: str | None, english: str, params: Params | None = None) -> str:
     """The engine's own words worth showing under the translated message, else ""."""
     given = params or {}
     reason = given.get("reason")
+    if isinstance(reason, str) and _model_message(str(code or ""), reason, given):
+        detailed = reason in _MODEL_DETAILED_REASONS and _speaks_english()
+        return english.strip() if detailed else ""
     if isinstance(reason, str) and _provider_message(reason, given):
         server = str(given.get("server") or "")
         return server if reason in _SERVER_REPLY_REASONS else ""

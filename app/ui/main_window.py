@@ -30,6 +30,8 @@ from app.ui.empty_state import EmptyState
 from app.ui.icons import app_icon
 from app.ui.items.items_panel import ItemsPanel
 from app.ui.mcp_dialog import McpDialog
+from app.ui.models.download_strip import DownloadStrip
+from app.ui.models.models_dialog import ModelsDialog
 from app.ui.progress import ProgressWatcher, WorkStatus
 from app.ui.providers.providers_dialog import ProvidersDialog
 from app.ui.questions import ask_yes_no
@@ -55,6 +57,7 @@ class MainWindow(QMainWindow):
         self.ctx = ctx
         # Tests answer the quit and restart questions without a modal box.
         self.confirm_quit: Callable[[int], bool] = self._confirm_quit
+        self.confirm_quit_downloads: Callable[[int], bool] = self._confirm_quit_downloads
         self.ask_restart: Callable[[], bool] = self._ask_restart
         # the window closed to restart Trove (the launcher starts it again)
         self.restart_requested = False
@@ -93,6 +96,12 @@ class MainWindow(QMainWindow):
         dialog = ProvidersDialog(self.ctx, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.providersChanged.connect(self.rag.reload_models)
+        dialog.open()
+        return dialog
+
+    def open_models_dialog(self) -> ModelsDialog:
+        dialog = ModelsDialog(self.ctx, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
         return dialog
 
@@ -138,6 +147,8 @@ class MainWindow(QMainWindow):
     def _build_actions(self) -> None:
         self.providers_action = QAction(self.tr("Model providers…"), self)
         self.providers_action.setObjectName("providersAction")
+        self.models_action = QAction(self.tr("Models…"), self)
+        self.models_action.setObjectName("modelsAction")
         self.mcp_action = QAction(self.tr("Connect AI agents…"), self)
         self.mcp_action.setObjectName("mcpAction")
         self.find_action = QAction(self.tr("Search"), self)
@@ -180,6 +191,7 @@ class MainWindow(QMainWindow):
         edit_menu.addAction(self.bases.delete_action)
         settings_menu = bar.addMenu(self.tr("&Settings"))
         settings_menu.addAction(self.providers_action)
+        settings_menu.addAction(self.models_action)
         settings_menu.addAction(self.mcp_action)
         language_menu = settings_menu.addMenu(self.tr("Language"))
         language_menu.addActions(self.language_group.actions())
@@ -233,6 +245,9 @@ class MainWindow(QMainWindow):
         self.work = WorkStatus(self)
         self.queue_label = self.work.label
         self.statusBar().addPermanentWidget(self.work)
+        # A model download goes on after its dialog closes: it shows here until it ends.
+        self.download_strip = DownloadStrip(self.ctx.downloads, self, auto=True, compact=True)
+        self.statusBar().addPermanentWidget(self.download_strip)
         self.progress = ProgressWatcher(self.ctx, self.items.model, self.items.feed, self)
 
     def _connect_signals(self) -> None:
@@ -248,6 +263,7 @@ class MainWindow(QMainWindow):
         self.empty.providersRequested.connect(self.open_providers_dialog)
         self.empty.sourcesDropped.connect(self._on_sources_dropped_on_welcome)
         self.providers_action.triggered.connect(self.open_providers_dialog)
+        self.models_action.triggered.connect(self.open_models_dialog)
         self.mcp_action.triggered.connect(self.open_mcp_dialog)
         self.find_action.triggered.connect(self._on_find)
         self.quit_action.triggered.connect(self.close)
@@ -406,6 +422,12 @@ class MainWindow(QMainWindow):
         if running and not self.confirm_quit(running):
             event.ignore()
             return
+        downloads = len(self.ctx.downloads.downloads())
+        if downloads and not self.confirm_quit_downloads(downloads):
+            event.ignore()
+            return
+        # Stopped, not lost: the parts stay and the next download resumes from them.
+        self.ctx.downloads.shutdown()
         self.items.flush_deletions()
         self.save_layout()
         super().closeEvent(event)
@@ -419,5 +441,17 @@ class MainWindow(QMainWindow):
                 "interrupted and can be reindexed; items still waiting are indexed next time.",
                 "",
                 running,
+            ),
+        )
+
+    def _confirm_quit_downloads(self, count: int) -> bool:
+        return ask_yes_no(
+            self,
+            self.tr("Quit Trove"),
+            self.tr(
+                "%n model download(s) are running. Quit anyway? What was downloaded is kept, "
+                "and the next download of the model resumes from it.",
+                "",
+                count,
             ),
         )

@@ -57,7 +57,7 @@ ALLOWED = {
     "trove", "bm25", "ms", "mcp", "api", "id", "url", "openai", "ollama", "markdown",
     "claude", "desktop", "mcpservers", "asyncio", "model", "siliconflow", "ai", "v1",
     "rerank", "english", "localhost", "jina", "com", "fake", "bow", "local", "minilm",
-    "all", "l6", "md", "txt", "https", "http",
+    "all", "l6", "md", "txt", "https", "http", "json",
 }  # fmt: skip
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
 TAG = re.compile(r"<[^>]+>")
@@ -157,6 +157,7 @@ def test_zh_cn_translates_everything(
         window.open_new_base_dialog(),
         window.open_providers_dialog(),
         window.open_mcp_dialog(),
+        window.open_models_dialog(),
         UrlDialog(False, window),
         UrlDialog(True, window),
         NoteDialog(window),

@@ -217,29 +217,36 @@ def test_pickers_list_configured_models_grouped_by_provider(
     embedding = panel.form.embedding_picker
     assert embedding.objectName() == "embeddingModel"
     assert panel.findChild(ModelPicker, "embeddingModel") is embedding
-    # Enabled providers, the built-in model, then disabled providers (listed, not choosable).
+    # Enabled providers, the local models (the built-in one, then the catalog's to
+    # download), then disabled providers (listed, not choosable).
     assert ids(embedding) == [
         "",
         None, "fake:bow", "fake:rerank",
         None, "ollama1:nomic",
-        None, LOCAL_ID,
+        None, LOCAL_ID, "local:multilingual-e5-small", "local:bge-m3",
+        "local:bge-small-zh-v1.5",
         None, "off:m1",
     ]  # fmt: skip
     assert texts(embedding) == [
         "None (full-text search only)",
         "Fake AI", "bow", "rerank",
         "ollama1", "nomic",
-        "Built-in (offline)", "all-MiniLM-L6-v2",
+        "On this computer (offline)", "all-MiniLM-L6-v2",
+        "multilingual-e5-small — download 135 MB", "bge-m3 — download 586 MB",
+        "bge-small-zh-v1.5 — download 25 MB",
         "off (disabled)", "m1",
     ]  # fmt: skip
     m = embedding.list_model
     enabled = [bool(m.flags(m.index(r)) & Qt.ItemFlag.ItemIsEnabled) for r in range(m.rowCount())]
-    assert enabled == [True, False, True, True, False, True, False, True, False, False]
+    assert enabled == [
+        True, False, True, True, False, True, False, True, True, True, True, False, False
+    ]  # fmt: skip
     assert embedding.available_models() == ["fake:bow", "fake:rerank", "ollama1:nomic", LOCAL_ID]
 
     rerank = panel.form.rerank_picker
     assert rerank.objectName() == "rerankModel"
-    # Only providers that rerank; the built-in model only embeds.
+    # Only providers that rerank, and the local rerank models (the built-in model only
+    # embeds).
     assert ids(rerank) == [
         "",
         None,
@@ -247,6 +254,9 @@ def test_pickers_list_configured_models_grouped_by_provider(
         "fake:rerank",
         None,
         "rr:jina-reranker",
+        None,
+        "local:bge-reranker-v2-m3",
+        "local:jina-reranker-v2-base-multilingual",
         None,
         "off:m1",
     ]
@@ -334,7 +344,8 @@ def test_no_search_mode_selector_and_no_alpha(qtbot: QtBot, ui_ctx: UiContext) -
     panel = make_panel(qtbot, ui_ctx)
     # The mode follows from the embedding model; fusion has no weight to set.
     combos = {c.objectName() for c in panel.findChildren(QComboBox)}
-    assert combos == {"embeddingModel", "rerankModel"}
+    # (and the embedding model's languages, a setting of the model, not of the search)
+    assert combos == {"embeddingModel", "rerankModel", "languageOverride"}
     assert panel.findChildren(QSlider) == []
     hint = label(panel, "searchMode")
     assert "full-text" in hint.text()

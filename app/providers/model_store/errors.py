@@ -19,6 +19,12 @@ BUSY = "busy"  # another download, import or removal of the model is running
 OPEN = "open"  # Windows: a file of the model is open, so its folder cannot move
 DISK_FULL = "disk_full"  # params: needed, free (bytes)
 HUB_UNREACHABLE = "hub_unreachable"  # params: host
+# A folder to import: not a folder, without trove-model.json, without a file it names
+# (params: folder; files), or a manifest that cannot be used (params: file).
+NOT_A_FOLDER = "not_a_folder"
+NO_MANIFEST = "no_manifest"
+FILES_MISSING = "files_missing"
+BAD_MANIFEST = "bad_manifest"
 
 # A full disk and a full quota look the same to the person.
 FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})

@@ -30,7 +30,10 @@ from pathlib import Path
 from app.providers.interfaces import INVALID_ARGUMENT, ProviderError
 from app.providers.model_store.errors import (
     CHECKSUM_MISMATCH,
+    FILES_MISSING,
     FULL_ERRNOS,
+    NO_MANIFEST,
+    NOT_A_FOLDER,
     NOT_A_MODEL,
     OPEN,
     disk_full,
@@ -317,12 +320,19 @@ def import_folder(models: Path, source: Path, *, guard: SwapGuard | None = None)
     """Install the model a folder holds (its `trove-model.json` and the files it names), for
     a machine without access to the hub. Checked before anything is copied; copied atomically."""
     if not source.is_dir():
-        raise ProviderError(INVALID_ARGUMENT, f"{source} is not a folder")
+        raise ProviderError(
+            INVALID_ARGUMENT,
+            f"{source} is not a folder",
+            reason=NOT_A_FOLDER,
+            params={"folder": str(source)},
+        )
     if not (source / MANIFEST_FILE).is_file():
         raise ProviderError(
             INVALID_ARGUMENT,
             f"{source} has no {MANIFEST_FILE}: copy the whole folder of an installed model "
             f"(models/<id>/ in Trove's data folder on another machine)",
+            reason=NO_MANIFEST,
+            params={"folder": str(source)},
         )
     manifest = load_manifest(source)
     names = file_names(manifest)
@@ -331,6 +341,8 @@ def import_folder(models: Path, source: Path, *, guard: SwapGuard | None = None)
         raise ProviderError(
             INVALID_ARGUMENT,
             f"{source} lacks {', '.join(missing)}, named by its {MANIFEST_FILE}",
+            reason=FILES_MISSING,
+            params={"folder": str(source), "files": ", ".join(missing)},
         )
     check_onnx(source / manifest.model_file, manifest.model_file)
     check_tokenizer(source / manifest.tokenizer_file, manifest.tokenizer_file)

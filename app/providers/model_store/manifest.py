@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from app.providers.interfaces import INVALID_ARGUMENT, MODEL_NOT_AVAILABLE, ProviderError
+from app.providers.model_store.errors import BAD_MANIFEST
 
 MANIFEST_FILE = "trove-model.json"
 FORMAT = 1
@@ -138,7 +139,12 @@ def save_manifest(folder: Path, manifest: ModelManifest) -> Path:
 
 
 def _invalid(message: str) -> ProviderError:
-    return ProviderError(INVALID_ARGUMENT, f"model manifest: {message}")
+    return ProviderError(
+        INVALID_ARGUMENT,
+        f"model manifest: {message}",
+        reason=BAD_MANIFEST,
+        params={"file": MANIFEST_FILE},
+    )
 
 
 def _text(data: dict[str, Any], key: str) -> str:

@@ -3,14 +3,22 @@
 A model id is `PROVIDER_ID:MODEL` (the form the engine resolves, see app/providers/factory.py).
 Rows are built from the records `KnowledgeService.list_providers()` returns; group headers and
 models of disabled providers are shown but cannot be chosen.
+
+The built-in provider's group ("On this computer") lists the local models of
+`KnowledgeService.list_models()` that serve the picker's purpose: the built-in model, the
+installed ones, then the catalog's models not installed yet with their download size
+("multilingual-e5-small — download 135 MB"). Choosing one of those does not choose it: the
+picker stays on the previous model and asks for the download (`downloadRequested`); the
+model is chosen once it is installed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from enum import Enum, IntEnum
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from PySide6.QtCore import (
     QAbstractListModel,
@@ -31,26 +39,18 @@ from PySide6.QtWidgets import (
     QStylePainter,
     QWidget,
 )
-from shiboken6 import isValid
 
 from app.knowledge.providers_config import EMBEDDING_KINDS, RERANK_KINDS
+from app.knowledge.service import KnowledgeService, ModelKind, ModelListing, ModelState
 from app.ui.context import UiContext
+from app.ui.models import texts
+from app.ui.models.alive import while_alive as while_alive
+
+log = logging.getLogger(__name__)
 
 BUILTIN_KIND = "local"
 
 ModelIndex = QModelIndex | QPersistentModelIndex
-T = TypeVar("T")
-
-
-def while_alive(owner: QObject, callback: Callable[[T], None]) -> Callable[[T], None]:
-    """Wraps a background call's callback so it is dropped once `owner` has been deleted
-    (a dialog may close before the call it started returns)."""
-
-    def call(value: T) -> None:
-        if isValid(owner):
-            callback(value)
-
-    return call
 
 
 class ProviderInfo(Protocol):
@@ -89,13 +89,30 @@ class ModelRow:
     kind: RowKind
     model_id: str = ""
     name: str = ""  # model name (MODEL) or provider label (HEADER)
-    builtin: bool = False
+    builtin: bool = False  # in the built-in provider's group
     available: bool = True  # False: the provider is disabled
     configured: bool = True  # False: a base's model that no configured provider offers
+    installed: bool = False  # a model installed in the data folder (not the built-in one)
+    # A catalog model not installed yet: about how much its download fetches.
+    download_bytes: int | None = None
+    local_group: bool = False  # the header of the group of local models
+    listing: ModelListing | None = field(default=None, compare=False)
 
     @property
     def selectable(self) -> bool:
         return self.kind is RowKind.NONE or (self.kind is RowKind.MODEL and self.available)
+
+    @property
+    def needs_download(self) -> bool:
+        return self.download_bytes is not None
+
+
+@dataclass(frozen=True, slots=True)
+class ModelChoices:
+    """What the pickers offer: the providers and the local models (None: not read)."""
+
+    providers: Sequence[ProviderInfo]
+    local: Sequence[ModelListing] | None = None
 
 
 def model_id(provider_id: str, model: str) -> str:
@@ -107,16 +124,25 @@ def serves(provider: ProviderInfo, purpose: Purpose) -> bool:
     return provider.kind in kinds
 
 
-def model_rows(providers: Sequence[ProviderInfo], purpose: Purpose) -> list[ModelRow]:
+def model_rows(
+    providers: Sequence[ProviderInfo],
+    purpose: Purpose,
+    local: Sequence[ModelListing] | None = None,
+) -> list[ModelRow]:
     """The "None" row, then a group per provider that serves `purpose`: enabled providers in
-    the given order, the built-in model, then disabled providers."""
+    the given order, the built-in model, then disabled providers. With `local` (the local
+    models), the built-in provider's group lists those that serve `purpose` instead."""
     rows = [ModelRow(RowKind.NONE)]
     seen: set[str] = set()
     for provider in sorted(providers, key=_group_order):
+        builtin = provider.kind == BUILTIN_KIND
+        if builtin and local is not None and provider.id not in seen:
+            seen.add(provider.id)
+            rows.extend(local_rows(provider.id, local, purpose))
+            continue
         if provider.id in seen or not serves(provider, purpose):
             continue
         seen.add(provider.id)
-        builtin = provider.kind == BUILTIN_KIND
         available = provider.enabled or builtin
         rows.append(
             ModelRow(RowKind.HEADER, name=provider.label, builtin=builtin, available=available)
@@ -134,6 +160,39 @@ def model_rows(providers: Sequence[ProviderInfo], purpose: Purpose) -> list[Mode
             for name in dict.fromkeys(provider.models)
         )
     return rows
+
+
+def local_rows(provider_id: str, local: Sequence[ModelListing], purpose: Purpose) -> list[ModelRow]:
+    """The local group: its header, the built-in model, the installed models, then the
+    catalog's not installed yet (none at all when no local model serves `purpose`)."""
+    kind = ModelKind.EMBEDDING if purpose is Purpose.EMBEDDING else ModelKind.RERANK
+    serving = [m for m in local if m.kind == kind]
+    rows: list[ModelRow] = []
+    for listing in serving:
+        if listing.state in (ModelState.BUILT_IN, ModelState.INSTALLED):
+            rows.append(_local_row(provider_id, listing))
+    rows.extend(
+        _local_row(provider_id, listing, download_bytes=texts.download_left(listing))
+        for listing in serving
+        if listing.state is ModelState.AVAILABLE and listing.in_catalog
+    )
+    if not rows:
+        return []
+    return [ModelRow(RowKind.HEADER, builtin=True, local_group=True), *rows]
+
+
+def _local_row(
+    provider_id: str, listing: ModelListing, *, download_bytes: int | None = None
+) -> ModelRow:
+    return ModelRow(
+        RowKind.MODEL,
+        model_id=model_id(provider_id, listing.id),
+        name=listing.id,
+        builtin=True,
+        installed=listing.state is ModelState.INSTALLED,
+        download_bytes=download_bytes,
+        listing=listing,
+    )
 
 
 def _group_order(provider: ProviderInfo) -> int:
@@ -224,6 +283,10 @@ class ModelListModel(QAbstractListModel):
             return self.tr("None")
         if entry.kind is RowKind.EMPTY:
             return self.tr("No models listed")
+        if entry.kind is RowKind.MODEL and entry.download_bytes is not None:
+            return self.tr("{0} — download {1}").format(
+                entry.name, texts.size_text(entry.download_bytes)
+            )
         if entry.kind is RowKind.MODEL:
             return entry.name
         return self._header_text(entry)
@@ -231,6 +294,8 @@ class ModelListModel(QAbstractListModel):
     def _header_text(self, entry: ModelRow) -> str:
         if not entry.configured:
             return self.tr("Not configured")
+        if entry.local_group:
+            return self.tr("On this computer (offline)")
         label = self.tr("Built-in (offline)") if entry.builtin else entry.name
         if not entry.available:
             return self.tr("{0} (disabled)").format(label)
@@ -243,6 +308,11 @@ class ModelListModel(QAbstractListModel):
             return self.tr("This provider is disabled in the provider settings.")
         if not entry.configured:
             return self.tr("No configured provider offers this model.")
+        if entry.needs_download:
+            return self.tr("Not on this computer yet: choosing it offers to download it.")
+        if entry.kind is RowKind.MODEL and entry.listing is not None:
+            summary = texts.summary_text(entry.listing)
+            return f"{entry.model_id}\n{summary}" if summary else entry.model_id
         if entry.kind is RowKind.MODEL:
             return entry.model_id
         return None
@@ -276,12 +346,16 @@ class ModelPicker(QComboBox):
 
     # the chosen model id, or None for "no model"
     modelChanged = Signal(object)
+    # the person chose a model that is not installed (its id, "local:<id>"); the picker
+    # stayed on the model chosen before
+    downloadRequested = Signal(str)
 
     def __init__(self, purpose: Purpose, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.purpose = purpose
         self._list = ModelListModel(purpose, self)
         self._providers: list[ProviderInfo] = []
+        self._local: list[ModelListing] | None = None
         self._last: str | None = None
         self.setModel(self._list)
         self.setItemDelegate(_IndentDelegate(self))
@@ -301,8 +375,23 @@ class ModelPicker(QComboBox):
 
     def set_providers(self, providers: Sequence[ProviderInfo]) -> None:
         """List these providers' models; the current choice stays chosen."""
-        self._providers = list(providers)
+        self.set_choices(ModelChoices(providers, self._local))
+
+    def set_choices(self, choices: ModelChoices) -> None:
+        """List the providers' models and the local ones; the current choice stays chosen."""
+        self._providers = list(choices.providers)
+        self._local = list(choices.local) if choices.local is not None else None
         self._rebuild(self.current_model())
+
+    def local_listing(self, model: str) -> ModelListing | None:
+        """The local model a row of this id shows, if any."""
+        row = self._list.row_of(model)
+        return self._list.rows[row].listing if row >= 0 else None
+
+    def is_installed(self, model: str) -> bool:
+        """Whether `model` is listed as one that can be chosen now (not one to download)."""
+        row = self._list.row_of(model)
+        return row >= 0 and not self._list.rows[row].needs_download
 
     def set_current_model(self, model: str | None) -> None:
         """Choose a model id (None or "": no model); an id no provider lists is added apart."""
@@ -319,6 +408,7 @@ class ModelPicker(QComboBox):
             if r.kind is RowKind.MODEL
             and r.selectable
             and r.configured
+            and not r.needs_download
             and (include_builtin or not r.builtin)
         ]
 
@@ -335,13 +425,19 @@ class ModelPicker(QComboBox):
             return self.tr("None")
         if row < 0:
             return model
-        if self._list.rows[row].builtin:
+        entry = self._list.rows[row]
+        if entry.builtin and not entry.installed and not entry.needs_download:
             return self.tr("Built-in offline model")
+        if entry.builtin:
+            return self.tr("{0} (on this computer)").format(entry.name)
         return str(self._list.data(self._list.index(row), ModelListModel.CHOSEN_TEXT_ROLE))
 
     def _rebuild(self, keep: str | None) -> None:
-        rows = model_rows(self._providers, self.purpose)
-        if keep and not any(r.kind is RowKind.MODEL and r.model_id == keep for r in rows):
+        rows = model_rows(self._providers, self.purpose, self._local)
+        if keep and not any(
+            r.kind is RowKind.MODEL and r.model_id == keep and not r.needs_download for r in rows
+        ):
+            rows = [r for r in rows if r.model_id != keep]  # chosen, so never "to download"
             rows.extend(unconfigured_rows(keep))
         self.blockSignals(True)
         try:
@@ -352,7 +448,17 @@ class ModelPicker(QComboBox):
         self._on_index_changed(self.currentIndex())
 
     @Slot(int)
-    def _on_index_changed(self, _index: int) -> None:
+    def _on_index_changed(self, index: int) -> None:
+        rows = self._list.rows
+        if 0 <= index < len(rows) and rows[index].needs_download:
+            # Not installed: stay on the previous model and ask for the download instead.
+            self.blockSignals(True)
+            try:
+                self.setCurrentIndex(self._list.row_of(self._last))
+            finally:
+                self.blockSignals(False)
+            self.downloadRequested.emit(rows[index].model_id)
+            return
         model = self.current_model()
         if model != self._last:
             self._last = model
@@ -368,10 +474,24 @@ class ModelPicker(QComboBox):
         painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, option)
 
 
-class ProviderLoader(QObject):
-    """Loads the provider list off the GUI thread; answers only the latest request."""
+def load_choices(service: KnowledgeService) -> ModelChoices:
+    """The providers and the local models (runs off the GUI thread). A failure to read the
+    local models leaves the providers' models choosable."""
+    providers = service.list_providers()
+    try:
+        local = service.list_models()
+    except Exception:  # the pickers still work without them; the Models dialog says why
+        log.warning("the local models could not be listed", exc_info=True)
+        local = None
+    return ModelChoices(providers, local)
 
-    loaded = Signal(list)
+
+class ProviderLoader(QObject):
+    """Loads the providers and the local models off the GUI thread; answers only the latest
+    request."""
+
+    # ModelChoices
+    loaded = Signal(object)
     failed = Signal(object)
 
     def __init__(self, ctx: UiContext, parent: QObject | None = None) -> None:
@@ -384,14 +504,14 @@ class ProviderLoader(QObject):
         generation = self._generation
         service = self._ctx.service
         self._ctx.tasks.run(
-            service.list_providers,
-            while_alive(self, lambda providers: self._on_done(generation, providers)),
+            lambda: load_choices(service),
+            while_alive(self, lambda choices: self._on_done(generation, choices)),
             while_alive(self, lambda exc: self._on_error(generation, exc)),
         )
 
-    def _on_done(self, generation: int, providers: list[Any]) -> None:
+    def _on_done(self, generation: int, choices: ModelChoices) -> None:
         if generation == self._generation:
-            self.loaded.emit(providers)
+            self.loaded.emit(choices)
 
     def _on_error(self, generation: int, exc: BaseException) -> None:
         if generation == self._generation:

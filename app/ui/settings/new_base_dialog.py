@@ -8,7 +8,6 @@ inline. Closing it meanwhile lets the creation finish and reports the outcome as
 from __future__ import annotations
 
 import html
-from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal, Slot
 from PySide6.QtGui import QResizeEvent
@@ -28,7 +27,7 @@ from app.knowledge.types import Base
 from app.ui import theme
 from app.ui.context import UiContext
 from app.ui.errors import describe
-from app.ui.settings.model_picker import ProviderLoader
+from app.ui.settings.model_picker import ModelChoices, ProviderLoader
 from app.ui.settings.rag_form import RagSettings, RagSettingsForm
 
 LAST_MODEL_KEY = "newBase/embeddingModel"
@@ -58,7 +57,7 @@ class NewBaseDialog(QDialog):
         self.name_edit = QLineEdit(self)
         self.name_edit.setObjectName("baseName")
         self.name_edit.setPlaceholderText(self.tr("For example: Research papers"))
-        self.form = RagSettingsForm(self)
+        self.form = RagSettingsForm(self, ctx=ctx)
         self.progress = QProgressBar(self)
         self.progress.setObjectName("busyIndicator")
         self.progress.setRange(0, 0)
@@ -107,6 +106,8 @@ class NewBaseDialog(QDialog):
         self.form.advanced.toggled.connect(self._on_advanced_toggled)
         self._loader.loaded.connect(self._on_providers_loaded)
         self._loader.failed.connect(self._on_providers_failed)
+        # A model downloaded, imported or removed (here, in the Models dialog, anywhere).
+        self._ctx.downloads.modelsChanged.connect(self.reload_models)
 
     # -- public ---------------------------------------------------------------------------
 
@@ -209,9 +210,9 @@ class NewBaseDialog(QDialog):
 
     # -- state ----------------------------------------------------------------------------
 
-    @Slot(list)
-    def _on_providers_loaded(self, providers: list[Any]) -> None:
-        self.form.set_providers(providers)
+    @Slot(object)
+    def _on_providers_loaded(self, choices: ModelChoices) -> None:
+        self.form.set_choices(choices)
         if not self._model_chosen:
             self.form.embedding_picker.set_current_model(self._default_model())
         self.modelsLoaded.emit()

@@ -1,10 +1,15 @@
 """The controls of a knowledge base's retrieval settings, shared by the settings panel and the
 new-base dialog. The search mode is derived from the embedding model (no model: full-text only;
-a model: hybrid), so there is no mode selector and no fusion weight."""
+a model: hybrid), so there is no mode selector and no fusion weight.
+
+Given the window's context, the form also shows which languages the embedding model covers
+(and lets the person say so), and downloads a local model picked before it is installed:
+the picker keeps its previous model meanwhile, a strip under it shows the progress with
+Cancel, and the model is chosen once installed."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -15,12 +20,14 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLabel,
+    QMessageBox,
     QSpinBox,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from app.knowledge.service import ModelListing
 from app.knowledge.types import (
     DEFAULT_CHUNK_OVERLAP,
     DEFAULT_CHUNK_SIZE,
@@ -28,7 +35,13 @@ from app.knowledge.types import (
     Base,
 )
 from app.ui import theme
-from app.ui.settings.model_picker import ModelPicker, ProviderInfo, Purpose
+from app.ui.context import UiContext
+from app.ui.errors import describe
+from app.ui.models import texts
+from app.ui.models.download_strip import DownloadStrip
+from app.ui.models.downloads import bare_id
+from app.ui.models.languages import ModelLanguagesRow
+from app.ui.settings.model_picker import ModelChoices, ModelPicker, ProviderInfo, Purpose
 
 MAX_DOCUMENT_COUNT = 200  # the engine's limit (admin._check_settings)
 MAX_CHUNK_SIZE = 100_000
@@ -104,14 +117,24 @@ class CollapsibleSection(QWidget):
 
 
 class RagSettingsForm(QWidget):
-    """Embedding and rerank pickers, document count, threshold and (folded) chunking."""
+    """Embedding and rerank pickers, document count, threshold and (folded) chunking; with
+    `ctx`, the embedding model's languages and downloads of local models picked."""
 
     changed = Signal()
+    # a model picked before it was installed is installed now: the owner lists the models
+    # again, and the form chooses it once it is listed
+    modelInstalled = Signal(str)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, ctx: UiContext | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("ragForm")
+        self._ctx = ctx
         self._loading = False
+        # Tests answer the download question without a modal box.
+        self.confirm_download: Callable[[ModelListing], bool] = self._confirm_download
+        # picker -> the model (bare id) downloading for it / installed, to choose when listed
+        self._downloading: dict[Purpose, str] = {}
+        self._choose_when_listed: dict[Purpose, str] = {}
         self.embedding_picker = ModelPicker(Purpose.EMBEDDING, self)
         self.embedding_picker.setObjectName("embeddingModel")
         self.search_mode = QLabel(self)
@@ -119,6 +142,14 @@ class RagSettingsForm(QWidget):
         self.search_mode.setWordWrap(True)
         self.rerank_picker = ModelPicker(Purpose.RERANK, self)
         self.rerank_picker.setObjectName("rerankModel")
+        self.languages: ModelLanguagesRow | None = None
+        self.strips: dict[Purpose, DownloadStrip] = {}
+        if ctx is not None:
+            self.languages = ModelLanguagesRow(ctx, self)
+            for purpose in Purpose:
+                strip = DownloadStrip(ctx.downloads, self)
+                strip.setObjectName(f"{purpose.value}DownloadStrip")
+                self.strips[purpose] = strip
         self.document_count = QSpinBox(self)
         self.document_count.setObjectName("documentCount")
         self.document_count.setRange(1, MAX_DOCUMENT_COUNT)
@@ -174,9 +205,16 @@ class RagSettingsForm(QWidget):
         threshold_row.addWidget(self.threshold)
         threshold_row.addStretch(1)
         form = QFormLayout()
+        self.fields = form
         form.addRow(self.tr("Embedding model:"), self.embedding_picker)
+        if Purpose.EMBEDDING in self.strips:
+            form.addRow("", self.strips[Purpose.EMBEDDING])
         form.addRow("", self.search_mode)
+        if self.languages is not None:
+            form.addRow(self.tr("Languages:"), self.languages)
         form.addRow(self.tr("Rerank model:"), self.rerank_picker)
+        if Purpose.RERANK in self.strips:
+            form.addRow("", self.strips[Purpose.RERANK])
         form.addRow(self.tr("Document count:"), self.document_count)
         form.addRow(self.threshold_label, threshold_row)
         form.addRow("", self.threshold_hint)
@@ -198,6 +236,17 @@ class RagSettingsForm(QWidget):
         self.threshold.valueChanged.connect(self._on_changed)
         self.chunk_size.valueChanged.connect(self._on_changed)
         self.chunk_overlap.valueChanged.connect(self._on_changed)
+        if self._ctx is not None:
+            self.embedding_picker.downloadRequested.connect(self._on_embedding_download)
+            self.rerank_picker.downloadRequested.connect(self._on_rerank_download)
+            # Another model chosen meanwhile (or another base shown): the download goes on,
+            # but choosing its model when it ends would undo the person's choice.
+            self.embedding_picker.modelChanged.connect(self._on_embedding_chosen)
+            self.rerank_picker.modelChanged.connect(self._on_rerank_chosen)
+            downloads = self._ctx.downloads
+            downloads.finished.connect(self._on_download_finished)
+            downloads.cancelled.connect(self._on_download_ended)
+            downloads.failed.connect(self._on_download_failed)
 
     # -- values ---------------------------------------------------------------------------
 
@@ -232,6 +281,21 @@ class RagSettingsForm(QWidget):
         self.embedding_picker.set_providers(providers)
         self.rerank_picker.set_providers(providers)
 
+    def set_choices(self, choices: ModelChoices) -> None:
+        """List the providers' and the local models; a model downloaded for a picker is
+        chosen as soon as it is listed installed."""
+        self.embedding_picker.set_choices(choices)
+        self.rerank_picker.set_choices(choices)
+        for purpose, model in list(self._choose_when_listed.items()):
+            picker = self.picker(purpose)
+            wanted = f"local:{model}"
+            if picker.is_installed(wanted):
+                picker.set_current_model(wanted)  # (which forgets it)
+                self._choose_when_listed.pop(purpose, None)
+
+    def picker(self, purpose: Purpose) -> ModelPicker:
+        return self.embedding_picker if purpose is Purpose.EMBEDDING else self.rerank_picker
+
     def is_valid(self) -> bool:
         return self.settings().chunks_valid
 
@@ -243,6 +307,82 @@ class RagSettingsForm(QWidget):
             return
         self._refresh()
         self.changed.emit()
+
+    # -- downloads of picked models --------------------------------------------------------
+
+    @Slot(str)
+    def _on_embedding_download(self, model: str) -> None:
+        self._offer_download(Purpose.EMBEDDING, model)
+
+    @Slot(str)
+    def _on_rerank_download(self, model: str) -> None:
+        self._offer_download(Purpose.RERANK, model)
+
+    @Slot(object)
+    def _on_embedding_chosen(self, _model: str | None) -> None:
+        self._forget_download(Purpose.EMBEDDING)
+
+    @Slot(object)
+    def _on_rerank_chosen(self, _model: str | None) -> None:
+        self._forget_download(Purpose.RERANK)
+
+    def _forget_download(self, purpose: Purpose) -> None:
+        self._downloading.pop(purpose, None)
+        self._choose_when_listed.pop(purpose, None)
+
+    def _offer_download(self, purpose: Purpose, model: str) -> None:
+        assert self._ctx is not None
+        listing = self.picker(purpose).local_listing(model)
+        if listing is None or not self.confirm_download(listing):
+            return
+        bare = bare_id(model)
+        self._downloading[purpose] = bare
+        self._choose_when_listed.pop(purpose, None)
+        self.strips[purpose].follow(bare)
+        self._ctx.downloads.start(bare)
+
+    def _confirm_download(self, listing: ModelListing) -> bool:
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            self.tr("Download a model"),
+            self.tr(
+                "Download {0}? It is about {1}. It is chosen here once it is installed; "
+                "you can go on meanwhile."
+            ).format(listing.id, texts.size_text(texts.download_left(listing))),
+            QMessageBox.StandardButton.NoButton,
+            self,
+        )
+        box.setInformativeText(
+            "\n".join(
+                line for line in (texts.summary_text(listing), texts.licence_text(listing)) if line
+            )
+        )
+        download = box.addButton(self.tr("Download"), QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        return box.clickedButton() is download
+
+    def _purposes_of(self, model: str) -> list[Purpose]:
+        return [p for p, m in self._downloading.items() if m == model]
+
+    @Slot(str, object)
+    def _on_download_finished(self, model: str, _result: object) -> None:
+        for purpose in self._purposes_of(model):
+            del self._downloading[purpose]
+            self._choose_when_listed[purpose] = model
+            self.modelInstalled.emit(model)
+
+    @Slot(str, int)
+    def _on_download_ended(self, model: str, _kept: int) -> None:
+        for purpose in self._purposes_of(model):
+            del self._downloading[purpose]  # the picker kept its previous model
+
+    @Slot(str, object)
+    def _on_download_failed(self, model: str, exc: BaseException) -> None:
+        if self._purposes_of(model) and self._ctx is not None:
+            title = self.tr("The download of {0} failed").format(model)
+            self._ctx.notifier.error(title, describe(exc)[1])
+        self._on_download_ended(model, 0)
 
     def _refresh(self) -> None:
         reranked = self.rerank_picker.current_model() is not None
@@ -259,7 +399,11 @@ class RagSettingsForm(QWidget):
         self.chunk_error.setVisible(not valid)
         if not valid:
             self.advanced.set_expanded(True)  # an error never hides behind the fold
-        if self.embedding_picker.current_model() is None:
+        embedding = self.embedding_picker.current_model()
+        if self.languages is not None:
+            self.languages.set_model(embedding)
+            self.fields.setRowVisible(self.languages, embedding is not None)
+        if embedding is None:
             self.search_mode.setText(self.tr("Searches use full-text matching (BM25) only."))
         else:
             self.search_mode.setText(

@@ -29,7 +29,7 @@ from app.ui import theme
 from app.ui.context import UiContext
 from app.ui.errors import describe
 from app.ui.notifications import Level
-from app.ui.settings.model_picker import ProviderLoader, while_alive
+from app.ui.settings.model_picker import ModelChoices, ProviderLoader, while_alive
 from app.ui.settings.rag_form import RagSettings, RagSettingsForm
 
 
@@ -91,7 +91,7 @@ class RagSettingsPanel(QWidget):
         self._ctx = ctx
         self._base: Base | None = None
         self._busy = False
-        self.form = RagSettingsForm(self)
+        self.form = RagSettingsForm(self, ctx=ctx)
         self._baseline = self.form.settings()
         self._loader = ProviderLoader(ctx, self)
         self.error_label = QLabel(self)
@@ -129,6 +129,8 @@ class RagSettingsPanel(QWidget):
         self.revert_button.clicked.connect(self.revert)
         self._loader.loaded.connect(self._on_providers_loaded)
         self._loader.failed.connect(self._on_providers_failed)
+        # A model downloaded, imported or removed (here, in the Models dialog, anywhere).
+        self._ctx.downloads.modelsChanged.connect(self.reload_models)
 
     # -- public ---------------------------------------------------------------------------
 
@@ -302,9 +304,9 @@ class RagSettingsPanel(QWidget):
 
     # -- state ----------------------------------------------------------------------------
 
-    @Slot(list)
-    def _on_providers_loaded(self, providers: list[Any]) -> None:
-        self.form.set_providers(providers)
+    @Slot(object)
+    def _on_providers_loaded(self, choices: ModelChoices) -> None:
+        self.form.set_choices(choices)
         self._update_controls()
         self.modelsLoaded.emit()
 
