@@ -2171,7 +2171,7 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>{0} has no trove-model.json. Choose the whole folder of an installed model (models/&lt;id&gt; in Trove&apos;s data folder on another computer).</source>
+        <source>{0} has no trove-model.json. Choose the whole folder of an installed model (the folder Trove made for it in its data folder on another computer).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

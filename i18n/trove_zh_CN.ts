@@ -2146,8 +2146,8 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation>{0} 不是文件夹。</translation>
     </message>
     <message>
-        <source>{0} has no trove-model.json. Choose the whole folder of an installed model (models/&lt;id&gt; in Trove&apos;s data folder on another computer).</source>
-        <translation>{0} 中没有 trove-model.json。请选择已安装模型的整个文件夹（另一台电脑上 Trove 数据文件夹中的 models/&lt;id&gt;）。</translation>
+        <source>{0} has no trove-model.json. Choose the whole folder of an installed model (the folder Trove made for it in its data folder on another computer).</source>
+        <translation>{0} 中没有 trove-model.json。请选择已安装模型的整个文件夹（即另一台电脑上 Trove 在其数据文件夹中为该模型建立的文件夹）。</translation>
     </message>
     <message>
         <source>{0} lacks files its trove-model.json names: {1}.</source>

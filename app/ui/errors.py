@@ -220,7 +220,7 @@ def _model_message(code: str, reason: str, params: Params) -> str:
         return QCoreApplication.translate(
             "errors",
             "{0} has no trove-model.json. Choose the whole folder of an installed model "
-            "(models/<id> in Trove's data folder on another computer).",
+            "(the folder Trove made for it in its data folder on another computer).",
         ).format(params.get("folder", ""))
     if reason == ErrorReason.FILES_MISSING:
         return QCoreApplication.translate(

@@ -218,11 +218,16 @@ class RagSettingsForm(QWidget):
         form.addRow(self.tr("Document count:"), self.document_count)
         form.addRow(self.threshold_label, threshold_row)
         form.addRow("", self.threshold_hint)
-        advanced = QFormLayout(self.advanced.body)
-        advanced.addRow(self.tr("Chunk size:"), self.chunk_size)
-        advanced.addRow(self.tr("Chunk overlap:"), self.chunk_overlap)
-        advanced.addRow(self.chunk_error)
-        advanced.addRow(self.chunk_note)
+        sizes = QFormLayout()
+        sizes.addRow(self.tr("Chunk size:"), self.chunk_size)
+        sizes.addRow(self.tr("Chunk overlap:"), self.chunk_overlap)
+        # The wrapped notes sit in a box layout, not in spanning form rows: a form layout
+        # shares the height of such rows out evenly instead of by what each one needs, and
+        # the note lost its last line when the error appeared above it.
+        advanced = QVBoxLayout(self.advanced.body)
+        advanced.addLayout(sizes)
+        advanced.addWidget(self.chunk_error)
+        advanced.addWidget(self.chunk_note)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(form)
