@@ -116,7 +116,7 @@ class ProgressWatcher(QObject):
             return
         self._reading = True
         self._ctx.tasks.run(
-            self._ctx.service.work_counts, self._on_summary, self._on_summary_failed
+            self._ctx.service.work_counts, self._on_summary, self._on_summary_failed, owner=self
         )
 
     @Slot()

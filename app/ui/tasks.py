@@ -11,6 +11,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
 log = logging.getLogger(__name__)
@@ -56,7 +57,7 @@ class BackgroundTasks(QObject):
         self._pool.setMaxThreadCount(max_threads)
         self._signals = _Signals()
         self._signals.finished.connect(self._on_finished)
-        self._pending: dict[int, tuple[OnDone | None, OnError | None]] = {}
+        self._pending: dict[int, tuple[OnDone | None, OnError | None, QObject | None]] = {}
         self._next_id = 0
 
     @property
@@ -68,10 +69,16 @@ class BackgroundTasks(QObject):
         fn: Callable[[], Any],
         on_done: OnDone | None = None,
         on_error: OnError | None = None,
+        *,
+        owner: QObject | None = None,
     ) -> int:
-        """Start `fn()` off the GUI thread; callbacks run on the GUI thread. Returns a task id."""
+        """Start `fn()` off the GUI thread; callbacks run on the GUI thread. Returns a task id.
+
+        With an `owner`, the callbacks are dropped if the owner was deleted meanwhile (a window
+        closed while its read ran): they would touch a dead widget's signals and children.
+        """
         self._next_id += 1
-        self._pending[self._next_id] = (on_done, on_error)
+        self._pending[self._next_id] = (on_done, on_error, owner)
         if len(self._pending) == 1:
             self.activeChanged.emit(True)
         self._pool.start(_Call(self._next_id, fn, self._signals))
@@ -88,9 +95,11 @@ class BackgroundTasks(QObject):
         callbacks = self._pending.pop(task_id, None)
         if callbacks is None:
             return
-        on_done, on_error = callbacks
+        on_done, on_error, owner = callbacks
         try:
-            if error is None:
+            if owner is not None and not shiboken6.isValid(owner):
+                log.debug("dropped the result of task %d: its owner was deleted", task_id)
+            elif error is None:
                 if on_done is not None:
                     on_done(result)
             elif on_error is not None:

@@ -152,6 +152,7 @@ class BasesPanel(QWidget):
             self._ctx.service.list_bases,
             lambda bases: self._on_loaded(bases, select),
             self._on_failed,
+            owner=self,
         )
 
     def select(self, base_id: str) -> None:
@@ -265,6 +266,7 @@ class BasesPanel(QWidget):
             lambda: self._ctx.service.set_agent_writes(base_id, allowed),
             lambda _base: self.reload(),
             self._on_failed,
+            owner=self,
         )
 
     @Slot()
@@ -279,6 +281,7 @@ class BasesPanel(QWidget):
             lambda: self._ctx.service.update_base(base_id, name=name),
             lambda _base: self.reload(),
             self._on_failed,
+            owner=self,
         )
 
     @Slot(str, list, list)
@@ -315,6 +318,7 @@ class BasesPanel(QWidget):
             lambda: service.list_items(base_id),
             lambda items: self._ask_delete(base, items),
             lambda _exc: self._ask_delete(base, None),
+            owner=self,
         )
 
     def _ask_delete(self, base: Base, items: list[Item] | None) -> None:
@@ -333,7 +337,7 @@ class BasesPanel(QWidget):
             self.reload()
 
         self._ctx.tasks.run(
-            lambda: self._ctx.service.delete_base(base_id), deleted, self._on_failed
+            lambda: self._ctx.service.delete_base(base_id), deleted, self._on_failed, owner=self
         )
 
     def _deletion_question(self, base: Base, items: list[Item] | None) -> str:

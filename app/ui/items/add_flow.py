@@ -45,7 +45,10 @@ class AddFlow(QObject):
             self.finished.emit(AddReport(added=[item]))
 
         self._ctx.tasks.run(
-            lambda: self._ctx.service.add_note(base_id, title, text), done, self._on_error
+            lambda: self._ctx.service.add_note(base_id, title, text),
+            done,
+            self._on_error,
+            owner=self,
         )
 
     def _start(
@@ -66,7 +69,10 @@ class AddFlow(QObject):
             )
 
         self._ctx.tasks.run(
-            call, lambda report: self._on_report(base_id, kind, report, first), self._on_error
+            call,
+            lambda report: self._on_report(base_id, kind, report, first),
+            self._on_error,
+            owner=self,
         )
 
     def _on_report(

@@ -28,7 +28,10 @@ class ChunksDialog(QDialog):
         layout.addWidget(buttons)
         self.resize(720, 560)
         ctx.tasks.run(
-            lambda: ctx.service.item_chunks(item.base_id, item.id), self._on_loaded, self._on_error
+            lambda: ctx.service.item_chunks(item.base_id, item.id),
+            self._on_loaded,
+            self._on_error,
+            owner=self,
         )
 
     def _on_loaded(self, chunks: list[StoredChunk]) -> None:

@@ -91,6 +91,7 @@ class ItemFeed(QObject):
             lambda: self._ctx.service.list_items(base_id),
             lambda items: self._on_loaded(generation, items),
             lambda exc: self._on_load_failed(generation, exc),
+            owner=self,
         )
 
     def _on_loaded(self, generation: int, items: list[Item]) -> None:

@@ -356,7 +356,10 @@ class ItemsPanel(QWidget):
             return
         ids = [i.id for i in items]
         self._ctx.tasks.run(
-            lambda: self._ctx.service.reindex(base.id, ids), self._on_queued, self._on_failed
+            lambda: self._ctx.service.reindex(base.id, ids),
+            self._on_queued,
+            self._on_failed,
+            owner=self,
         )
 
     @Slot()
@@ -381,7 +384,10 @@ class ItemsPanel(QWidget):
             self._on_failed(exc)
 
         self._ctx.tasks.run(
-            lambda: self._ctx.service.delete_items(base_id, ids), self._on_queued, failed
+            lambda: self._ctx.service.delete_items(base_id, ids),
+            self._on_queued,
+            failed,
+            owner=self,
         )
 
     @Slot()
@@ -479,7 +485,9 @@ class ItemsPanel(QWidget):
             self._restore_button.setEnabled(True)
             self._on_failed(exc)
 
-        self._ctx.tasks.run(lambda: self._ctx.service.restore_base(base.id), done, failed)
+        self._ctx.tasks.run(
+            lambda: self._ctx.service.restore_base(base.id), done, failed, owner=self
+        )
 
     # -- helpers -------------------------------------------------------------------------
 

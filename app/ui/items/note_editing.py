@@ -50,5 +50,8 @@ class NoteEditor(QObject):
 
         service = self._ctx.service
         self._ctx.tasks.run(
-            lambda: service.update_note(item.base_id, item.id, title, text), done, refused
+            lambda: service.update_note(item.base_id, item.id, title, text),
+            done,
+            refused,
+            owner=self,
         )

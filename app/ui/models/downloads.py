@@ -175,6 +175,7 @@ class ModelDownloads(QObject):
             lambda: service.download_model(job.model_id, progress=job.report, cancel=job.cancelled),
             lambda result: self._on_done(job, result),
             lambda exc: self._on_error(job, exc),
+            owner=self,
         )
         self._timer.start()
 

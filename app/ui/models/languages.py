@@ -114,6 +114,7 @@ class ModelLanguagesRow(QWidget):
             fn,
             while_alive(self, lambda found: self._on_loaded(generation, found)),
             while_alive(self, lambda exc: self._on_failed(generation, exc)),
+            owner=self,
         )
 
     def _on_loaded(self, generation: int, found: ModelLanguages) -> None:

@@ -237,6 +237,7 @@ class ModelsDialog(QDialog):
             lambda: (service.list_models(), service.model_mirror()),
             while_alive(self, lambda found: self._on_loaded(generation, *found)),
             while_alive(self, self._show_failure),
+            owner=self,
         )
 
     def current_listing(self) -> ModelListing | None:
@@ -318,6 +319,7 @@ class ModelsDialog(QDialog):
                     exc, self.tr("{0} could not be removed").format(name)
                 ),
             ),
+            owner=self,
         )
 
     def _confirm_remove(self, listing: ModelListing) -> bool:
@@ -359,6 +361,7 @@ class ModelsDialog(QDialog):
                     exc, self.tr("The folder could not be imported")
                 ),
             ),
+            owner=self,
         )
 
     def _choose_folder(self) -> str:
@@ -396,6 +399,7 @@ class ModelsDialog(QDialog):
                 self,
                 lambda exc: self._on_action_failed(exc, self.tr("The mirror was not saved")),
             ),
+            owner=self,
         )
 
     def _show_mirror(self, endpoint: HubEndpoint) -> None:

@@ -320,6 +320,7 @@ class ProviderForm(QWidget):
             lambda: service.provider_key_stored(provider_id),
             functools.partial(self._on_key_checked, provider_id),
             functools.partial(self._on_key_check_failed, provider_id),
+            owner=self,
         )
 
     def _on_key_check_failed(self, provider_id: str, _exc: BaseException) -> None:
@@ -504,6 +505,7 @@ class ProviderForm(QWidget):
             call,
             functools.partial(self._on_saved, draft.provider_id),
             functools.partial(self._on_save_failed, draft.provider_id),
+            owner=self,
         )
 
     def _on_saved(self, provider_id: str, _settings: Any) -> None:

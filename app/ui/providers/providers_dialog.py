@@ -99,6 +99,7 @@ class ProvidersDialog(QDialog):
             self._ctx.service.list_providers,
             functools.partial(self._on_loaded, keep),
             self._on_load_failed,
+            owner=self,
         )
 
     def _on_loaded(self, select_id: str | None, records: list[ProviderRecord]) -> None:
@@ -185,6 +186,7 @@ class ProvidersDialog(QDialog):
             functools.partial(self._ctx.service.remove_provider, entry.id),
             self._on_removed,
             self._on_remove_failed,
+            owner=self,
         )
 
     def _on_removed(self, _result: object) -> None:

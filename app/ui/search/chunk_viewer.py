@@ -261,6 +261,7 @@ class ChunkViewer(QDialog):
             lambda: load_material(service, base_id, result, query, page_label=page_label),
             partial(self._on_loaded, generation),
             partial(self._on_failed, generation),
+            owner=self,
         )
 
     def current_result(self) -> SearchResult | None:

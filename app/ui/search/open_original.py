@@ -82,6 +82,7 @@ class OriginalOpener(QObject):
             lambda: original_url(service, base_id, result),
             self._on_found,
             self._on_failed,
+            owner=self,
         )
 
     def _on_found(self, url: QUrl) -> None:

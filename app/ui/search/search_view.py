@@ -242,6 +242,7 @@ class SearchView(QWidget):
                 lambda: service.search_many(None, query),
                 partial(self._on_many_done, generation),
                 partial(self._on_search_failed, generation),
+                owner=self,
             )
             return
         base_id = self._base.id
@@ -249,6 +250,7 @@ class SearchView(QWidget):
             lambda: service.search(base_id, query, exclude=hidden),
             partial(self._on_search_done, generation, base_id),
             partial(self._on_search_failed, generation),
+            owner=self,
         )
 
     def open_result(self, row: int) -> ChunkViewer:

@@ -507,6 +507,7 @@ class ProviderLoader(QObject):
             lambda: load_choices(service),
             while_alive(self, lambda choices: self._on_done(generation, choices)),
             while_alive(self, lambda exc: self._on_error(generation, exc)),
+            owner=self,
         )
 
     def _on_done(self, generation: int, choices: ModelChoices) -> None:

@@ -183,6 +183,7 @@ class NewBaseDialog(QDialog):
             ),
             done,
             failed,
+            owner=self,
         )
 
     def _on_created(self, base: Base) -> None:

@@ -185,6 +185,7 @@ class RagSettingsPanel(QWidget):
             lambda: len(service.list_items(base.id)),
             while_alive(self, lambda count: self._on_items_counted(base, wanted, changes, count)),
             while_alive(self, self._on_save_failed),
+            owner=self,
         )
 
     # -- saving ---------------------------------------------------------------------------
@@ -266,6 +267,7 @@ class RagSettingsPanel(QWidget):
             lambda: save_settings(service, base.id, changes, change),
             done,
             while_alive(self, self._on_save_failed),
+            owner=self,
         )
 
     def _on_saved(self, outcome: SaveOutcome) -> None:
