@@ -41,6 +41,7 @@ from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.jobs.recovery import job_items, recover
 from app.knowledge.material_paths import CONTAINER_TYPES, stored_files
 from app.knowledge.pipeline.store.index_store import IndexSnapshot, IndexStore
+from app.knowledge.portable import staging
 from app.knowledge.types import (
     RUNNING_STATUSES,
     Base,
@@ -88,6 +89,9 @@ class Code(StrEnum):
     BAD_BASE_ROW = "BAD_BASE_ROW"  # base with a status the schema does not allow
     ORPHAN_ITEM = "ORPHAN_ITEM"  # item of a base that does not exist
     BAD_JOB = "BAD_JOB"  # queued/running job of an unknown kind or with an unreadable payload
+    # What a killed export or import left: its staging folder, or a base folder it moved in
+    # without the catalog rows that would make it a base.
+    PORTABLE_LEFTOVER = "PORTABLE_LEFTOVER"
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +208,7 @@ def check(
         if base_id is None:
             report.problems.extend(_orphan_jobs(parts, bases))
             report.problems.extend(_damaged_rows(parts))
+            report.problems.extend(_portable_leftovers(parts))
     except apsw.Error as exc:
         report.problems.append(
             Problem(Code.SQLITE_CORRUPT, None, None, f"the catalog cannot be read: {exc}", False)
@@ -729,7 +734,32 @@ def _repair(
     if base_id is None:
         repairs.extend(_remove_orphan_jobs(parts))
         repairs.extend(_repair_damaged_rows(parts))
+        repairs.extend(_remove_portable_leftovers(parts))
     return repairs
+
+
+# -- portable bases: leftovers of killed exports and imports ----------------------------------
+
+
+def _portable_leftovers(parts: EngineParts) -> list[Problem]:
+    return [
+        Problem(
+            Code.PORTABLE_LEFTOVER,
+            left.base_id,
+            None,
+            f"{left.path} was left by an export or import that stopped",
+            repairable=True,
+        )
+        for left in staging.find_leftovers(parts.layout)
+    ]
+
+
+def _remove_portable_leftovers(parts: EngineParts) -> list[Repair]:
+    known = {b.id for b in parts.catalog.list_bases()}
+    return [
+        Repair(Code.PORTABLE_LEFTOVER, left.base_id, None, staging.remove_leftover(left, known))
+        for left in staging.find_leftovers(parts.layout)
+    ]
 
 
 def _remove_orphan_jobs(parts: EngineParts) -> list[Repair]:

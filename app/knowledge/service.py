@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Unpack
@@ -53,6 +54,8 @@ from app.knowledge.pipeline.store.index_store import (
     MaterialInfo,
 )
 from app.knowledge.pipeline.store.registry import StoreRegistry
+from app.knowledge.portable import export, importer, staging, transfer
+from app.knowledge.portable.archive import TransferCancelled
 from app.knowledge.provider_errors import provider_failure
 from app.knowledge.types import (
     AddReport,
@@ -61,6 +64,8 @@ from app.knowledge.types import (
     BaseSettings,
     ConnectionOk,
     ErrorCode,
+    ExportReport,
+    ImportReport,
     Item,
     ItemStatus,
     ModelLanguages,
@@ -70,6 +75,7 @@ from app.knowledge.types import (
     SearchMode,
     SearchResponse,
     StoredChunk,
+    TransferReport,
     TroveError,
     WorkCounts,
 )
@@ -325,7 +331,9 @@ class KnowledgeService:
     def recover(self) -> recovery.RecoveryReport:
         """Startup recovery: fail interrupted items, resume deletions."""
         self._require_writable()
-        return recovery.recover(self.parts)
+        report = recovery.recover(self.parts)
+        staging.clean_leftovers(self.layout, {b.id for b in self.catalog.list_bases()})
+        return report
 
     def doctor(self, base_id: str | None = None, repair: bool = False) -> integrity.DoctorResult:
         """Check that catalog, indexes and raw/ files agree (one base, or all when None);
@@ -333,6 +341,52 @@ class KnowledgeService:
         if repair:
             self._require_writable()
         return integrity.run(self.parts, base_id, repair=repair)
+
+    # -- portable bases and copies between bases (app/knowledge/portable) ----------------
+
+    def export_base(
+        self,
+        base_id: str,
+        path: Path,
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> ExportReport:
+        """Write the base to one `.trovebase` file (via FILE.part, renamed when complete);
+        `progress(done, total)` counts bytes; `cancelled()` True stops it (CANCELLED)."""
+        with _cancellable():
+            return export.export_base(
+                self.parts, base_id, path, progress=progress, cancelled=cancelled
+            )
+
+    def read_export_manifest(self, path: Path) -> dict[str, object]:
+        """The manifest of a `.trovebase` file, checked (a newer format is refused)."""
+        return importer.read_manifest(path).to_json()
+
+    def import_base(
+        self,
+        path: Path,
+        *,
+        name: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> ImportReport:
+        """A new base from a `.trovebase` file, verified before it becomes visible; it never
+        replaces a base (a taken name gets " (2)")."""
+        self._require_writable()
+        with _cancellable():
+            return importer.import_base(
+                self.parts, path, name=name, progress=progress, cancelled=cancelled
+            )
+
+    def copy_items(
+        self, base_id: str, item_ids: Sequence[str], target_id: str, *, move: bool = False
+    ) -> TransferReport:
+        """Copy items (with everything inside them) into another base, their vectors too
+        when both bases use the same embedding model; `move` then deletes the originals."""
+        self._require_writable()
+        with _cancellable():
+            return transfer.copy_items(self.parts, base_id, item_ids, target_id, move=move)
 
     def run_pending_jobs(
         self, base_id: str | None = None, progress: ProgressCallback | None = None
@@ -629,6 +683,15 @@ class KnowledgeService:
                 base.name,
                 completed,
             )
+
+
+@contextmanager
+def _cancellable() -> Iterator[None]:
+    """A cancelled export, import or copy surfaces as a TroveError with its own code."""
+    try:
+        yield
+    except TransferCancelled as exc:
+        raise TroveError(ErrorCode.CANCELLED, "cancelled; nothing was kept") from exc
 
 
 def open_service(home: Path) -> KnowledgeService:

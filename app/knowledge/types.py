@@ -117,6 +117,13 @@ class ErrorCode(StrEnum):
     CATALOG_DAMAGED = "CATALOG_DAMAGED"
     # An added source the base already has (AddReport.skipped; never an item's error).
     ALREADY_IN_BASE = "ALREADY_IN_BASE"
+    # -- portable bases (export / import) --
+    # An export file that fails its checksums, is cut short or is no Trove base at all.
+    ARCHIVE_DAMAGED = "ARCHIVE_DAMAGED"
+    # An export file written by a newer Trove (params: version, supported).
+    ARCHIVE_NEWER_FORMAT = "ARCHIVE_NEWER_FORMAT"
+    # An export, import or copy the person cancelled; nothing of it is left.
+    CANCELLED = "CANCELLED"
 
 
 class ErrorReason(StrEnum):
@@ -484,3 +491,44 @@ class BaseChanges(TypedDict, total=False):
     threshold: float | None
     chunk_size: int
     chunk_overlap: int
+
+
+# -- portable bases and copies between bases ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ExportReport:
+    """What `export_base` wrote: the file, and what it holds."""
+
+    path: str
+    items: int
+    files: int
+    chunks: int
+    vectors: int
+    bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class ImportReport:
+    """The base an import created; `model_available` False means its vectors are kept but
+    its embedding model is not configured here (search runs on full text until it is, or
+    until the base is restored with another model)."""
+
+    base: Base
+    items: int
+    files: int
+    chunks: int
+    vectors: int
+    model_available: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TransferReport:
+    """Items copied (or moved) into another base: `copied` are the new items' ids;
+    `vectors_reused` the chunks whose stored vectors came along (same embedding model), and
+    `reindexing` the new items queued to be indexed with the target's own model."""
+
+    copied: list[str]
+    vectors_reused: int
+    reindexing: int
+    removed_from_source: int

@@ -885,6 +885,114 @@ class IndexStore:
             )
         return len(units)
 
+    # -- portable bases and copies between bases ----------------------------------------
+
+    def snapshot_to(self, target: Path) -> None:
+        """A consistent copy of the whole index at `target` (SQLite's VACUUM INTO, one read
+        transaction): other processes may write meanwhile."""
+        self._reader().execute("VACUUM INTO ?", (str(target),))
+
+    def material_copy(self, item_id: str) -> MaterialCopy | None:
+        """Everything the index holds for one item's material, to write into another base:
+        its chunks, its passages (with their text, for the full-text index) and vectors."""
+        conn = self._reader()
+        with conn:  # one read transaction: the rows agree with each other
+            found = conn.execute(
+                "SELECT id, relative_path, title, char_count, content_hash, page_starts "
+                "FROM materials WHERE item_id = ?",
+                (item_id,),
+            ).fetchone()
+            if found is None:
+                return None
+            row: tuple[Any, ...] = tuple(found)
+            material_id = int(row[0])
+            rows: list[tuple[Any, ...]] = [
+                tuple(r)
+                for r in conn.execute(
+                    "SELECT id, char_start, char_end, text, token_count, text_hash, page "
+                    "FROM chunks WHERE material_id = ? ORDER BY seq",
+                    (material_id,),
+                )
+            ]
+            chunks = [
+                ChunkRecord(int(r[1]), int(r[2]), str(r[3]), int(r[4]), str(r[5]), _page(r[6]))
+                for r in rows
+            ]
+            spans = sorted((c.start, c.end, c.text) for c in chunks)
+            units = [
+                UnitRecord(
+                    int(u[0]),
+                    int(u[1]),
+                    _text_within(spans, int(u[0]), int(u[1])),
+                    int(u[2]),
+                    int(u[3]),
+                )
+                for u in conn.execute(
+                    "SELECT char_start, char_end, first_seq, last_seq FROM fts_units "
+                    "WHERE material_id = ? ORDER BY id",
+                    (material_id,),
+                )
+            ]
+            vectors: FloatMatrix | None = None
+            dims = self._meta(conn, "dimensions")
+            if dims is not None and rows:
+                ids = [int(r[0]) for r in rows]
+                blobs = vector_blocks.floats(conn, ids, int(dims))
+                if len(blobs) == len(ids):
+                    vectors = np.stack([np.frombuffer(blobs[i], dtype=np.float32) for i in ids])
+        return MaterialCopy(
+            relative_path=str(row[1]),
+            title=str(row[2]),
+            char_count=int(row[3]),
+            content_hash=row[4],
+            page_starts=decode_page_starts(row[5]),
+            chunks=chunks,
+            units=units,
+            vectors=vectors,
+        )
+
+    def rename_items(self, new_ids: dict[str, str]) -> int:
+        """Give the materials and chunks of the items in `new_ids` their new item ids and
+        drop the rows of any other item (an imported index, before anyone reads it)."""
+        with self._write_lock, self._writing():
+            others = [
+                str(r[0])
+                for r in self._writer.execute("SELECT item_id FROM materials")
+                if str(r[0]) not in new_ids
+            ]
+            for item_id in others:
+                self._delete_material_rows(item_id)
+            self._writer.execute("CREATE TEMP TABLE renamed (old TEXT PRIMARY KEY, new TEXT)")
+            try:
+                self._writer.executemany("INSERT INTO renamed VALUES (?, ?)", new_ids.items())
+                for table in ("materials", "chunks"):
+                    self._writer.execute(
+                        f"UPDATE {table} SET item_id = "
+                        "(SELECT new FROM renamed WHERE old = item_id) "
+                        "WHERE item_id IN (SELECT old FROM renamed)"
+                    )
+            finally:
+                self._writer.execute("DROP TABLE temp.renamed")
+        return len(others)
+
+
+def _page(value: object) -> int | None:
+    return int(value) if isinstance(value, int) else None
+
+
+@dataclass(frozen=True, slots=True)
+class MaterialCopy:
+    """One item's material as `IndexStore.material_copy` reads it."""
+
+    relative_path: str
+    title: str
+    char_count: int
+    content_hash: str | None
+    page_starts: tuple[int, ...]
+    chunks: list[ChunkRecord]
+    units: list[UnitRecord]
+    vectors: FloatMatrix | None
+
 
 def passage_ranges(
     chunks: Sequence[tuple[int, int]], passages: Sequence[tuple[int, int]]
