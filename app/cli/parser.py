@@ -18,6 +18,7 @@ from app.cli.models import (
     cmd_model_mirror,
     cmd_model_remove,
 )
+from app.cli.portable import cmd_base_export, cmd_base_import, cmd_item_copy, cmd_item_move
 from app.cli.providers import (
     cmd_provider_add,
     cmd_provider_list,
@@ -110,6 +111,25 @@ def _add_base_commands(commands: Subcommands) -> None:
     blist = base_cmds.add_parser("list", help="list knowledge bases")
     blist.add_argument("--json", action="store_true")
     blist.set_defaults(func=cmd_base_list)
+    _add_portable_base_commands(base_cmds)
+
+
+def _add_portable_base_commands(base_cmds: Subcommands) -> None:
+    """`base export|import`: a base as one .trovebase file."""
+    bexport = base_cmds.add_parser(
+        "export", help="write a base (settings, items, copies, index, vectors) to one file"
+    )
+    bexport.add_argument("base", metavar="BASE", help="base id or unique name")
+    bexport.add_argument("file", metavar="FILE.trovebase")
+    bexport.add_argument("--json", action="store_true")
+    bexport.set_defaults(func=cmd_base_export)
+    bimport = base_cmds.add_parser(
+        "import", help="add a base from a .trovebase file (never replaces a base)"
+    )
+    bimport.add_argument("file", metavar="FILE.trovebase")
+    bimport.add_argument("--name", help="the new base's name (default: the exported name)")
+    bimport.add_argument("--json", action="store_true")
+    bimport.set_defaults(func=cmd_base_import)
 
 
 def _add_provider_commands(commands: Subcommands) -> None:
@@ -193,6 +213,17 @@ def _add_item_commands(commands: Subcommands) -> None:
     ilist.add_argument("base", metavar="BASE", help="base id or unique name")
     ilist.add_argument("--json", action="store_true")
     ilist.set_defaults(func=cmd_item_list)
+    for action, func, verb in (
+        ("copy", cmd_item_copy, "copy"),
+        ("move", cmd_item_move, "move (copy, then delete the originals)"),
+    ):
+        transfer = item_cmds.add_parser(
+            action, help=f"{verb} items into another base, reusing vectors when models match"
+        )
+        transfer.add_argument("base", metavar="BASE", help="the base the items are in")
+        transfer.add_argument("items", metavar="ITEM", nargs="+", help="item ids")
+        transfer.add_argument("--to", required=True, metavar="BASE2", help="the target base")
+        transfer.set_defaults(func=func)
 
     add = commands.add_parser("add", help="add files, folders and web pages, then index them")
     add.add_argument("base", metavar="BASE", help="base id or unique name")
