@@ -71,6 +71,14 @@
         <source>Agents connected through MCP may always search and read; with this on they may also add, delete and reindex items here.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Export…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Import knowledge base…</source>
+        <translation type="unfinished"></translation>
+    </message>
     <message numerus="yes">
         <source>Added %n source(s) to “{0}”</source>
         <translation>
@@ -503,6 +511,14 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
     </message>
     <message>
         <source>Copy error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy to…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Move to…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1323,6 +1339,116 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     </message>
 </context>
 <context>
+    <name>PortableFlow</name>
+    <message>
+        <source>Exporting “{0}”…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Importing “{0}”…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No other knowledge base</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Create another knowledge base to copy or move items into.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exported “{0}”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n document(s) saved to {0}</source>
+        <translation>
+            <numerusform>%n document saved to {0}</numerusform>
+            <numerusform>%n documents saved to {0}</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Imported “{0}”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n item(s) with their index and vectors.</source>
+        <translation>
+            <numerusform>%n item with its index and vectors.</numerusform>
+            <numerusform>%n items with their index and vectors.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Imported “{0}” without its embedding model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its model {0} is not set up here, so search uses full text only. Set up the model, or choose another one to compute new vectors.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Moved %n item(s) to “{0}”</source>
+        <translation>
+            <numerusform>Moved %n item to “{0}”</numerusform>
+            <numerusform>Moved %n items to “{0}”</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Copied %n item(s) to “{0}”</source>
+        <translation>
+            <numerusform>Copied %n item to “{0}”</numerusform>
+            <numerusform>Copied %n items to “{0}”</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n document(s) are being indexed with its model.</source>
+        <translation>
+            <numerusform>%n document is being indexed with its model.</numerusform>
+            <numerusform>%n documents are being indexed with its model.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Their index and vectors came along: nothing is computed again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing of it was kept.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export knowledge base</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Trove knowledge base (*.trovebase)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Import knowledge base</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Move to</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy to</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Knowledge base:</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>ProgressTexts</name>
     <message>
         <source>~{0} h {1} min left</source>
@@ -2013,6 +2139,13 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     </message>
 </context>
 <context>
+    <name>_Run</name>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>errors</name>
     <message>
         <source>The file has no text that can be indexed</source>
@@ -2116,6 +2249,18 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     </message>
     <message>
         <source>Already in this knowledge base</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The export file is damaged</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The export file needs a newer Trove</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2296,6 +2441,18 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     </message>
     <message>
         <source>This source is already in the knowledge base.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The file is cut short, changed since it was exported, or not a Trove export. Nothing was imported; export the knowledge base again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It was exported by a newer version of Trove. Nothing was imported; update Trove, then import it again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing of it was kept.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

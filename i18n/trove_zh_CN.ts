@@ -69,6 +69,14 @@
         <source>Agents connected through MCP may always search and read; with this on they may also add, delete and reindex items here.</source>
         <translation>通过 MCP 连接的智能体始终可以检索和阅读；开启后，它们还可以在此知识库中添加、删除和重新索引条目。</translation>
     </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Import knowledge base…</source>
+        <translation>导入知识库…</translation>
+    </message>
     <message numerus="yes">
         <source>Added %n source(s) to “{0}”</source>
         <translation>
@@ -498,6 +506,14 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
     <message>
         <source>Copy error</source>
         <translation>复制错误信息</translation>
+    </message>
+    <message>
+        <source>Copy to…</source>
+        <translation>复制到…</translation>
+    </message>
+    <message>
+        <source>Move to…</source>
+        <translation>移动到…</translation>
     </message>
     <message>
         <source>{0} failed</source>
@@ -1313,6 +1329,111 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     </message>
 </context>
 <context>
+    <name>PortableFlow</name>
+    <message>
+        <source>Exporting “{0}”…</source>
+        <translation>正在导出“{0}”…</translation>
+    </message>
+    <message>
+        <source>Importing “{0}”…</source>
+        <translation>正在导入“{0}”…</translation>
+    </message>
+    <message>
+        <source>No other knowledge base</source>
+        <translation>没有其他知识库</translation>
+    </message>
+    <message>
+        <source>Create another knowledge base to copy or move items into.</source>
+        <translation>请先创建另一个知识库，再将条目复制或移动过去。</translation>
+    </message>
+    <message>
+        <source>Exported “{0}”</source>
+        <translation>已导出“{0}”</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n document(s) saved to {0}</source>
+        <translation>
+            <numerusform>已将 %n 个文档保存到 {0}</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Imported “{0}”</source>
+        <translation>已导入“{0}”</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n item(s) with their index and vectors.</source>
+        <translation>
+            <numerusform>%n 个条目，连同索引和向量。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Imported “{0}” without its embedding model</source>
+        <translation>已导入“{0}”，但缺少其嵌入模型</translation>
+    </message>
+    <message>
+        <source>Choose a model</source>
+        <translation>选择模型</translation>
+    </message>
+    <message>
+        <source>Its model {0} is not set up here, so search uses full text only. Set up the model, or choose another one to compute new vectors.</source>
+        <translation>此处未配置其模型 {0}，因此搜索仅使用全文检索。请配置该模型，或选择其他模型重新计算向量。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Moved %n item(s) to “{0}”</source>
+        <translation>
+            <numerusform>已将 %n 个条目移动到“{0}”</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Copied %n item(s) to “{0}”</source>
+        <translation>
+            <numerusform>已将 %n 个条目复制到“{0}”</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n document(s) are being indexed with its model.</source>
+        <translation>
+            <numerusform>%n 个文档正在用该知识库的模型建立索引。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Their index and vectors came along: nothing is computed again.</source>
+        <translation>索引和向量已一并复制，无需重新计算。</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>Nothing of it was kept.</source>
+        <translation>未保留任何部分。</translation>
+    </message>
+    <message>
+        <source>Export knowledge base</source>
+        <translation>导出知识库</translation>
+    </message>
+    <message>
+        <source>Trove knowledge base (*.trovebase)</source>
+        <translation>Trove 知识库 (*.trovebase)</translation>
+    </message>
+    <message>
+        <source>Import knowledge base</source>
+        <translation>导入知识库</translation>
+    </message>
+    <message>
+        <source>Move to</source>
+        <translation>移动到</translation>
+    </message>
+    <message>
+        <source>Copy to</source>
+        <translation>复制到</translation>
+    </message>
+    <message>
+        <source>Knowledge base:</source>
+        <translation>知识库：</translation>
+    </message>
+</context>
+<context>
     <name>ProgressTexts</name>
     <message>
         <source>~{0} h {1} min left</source>
@@ -1988,6 +2109,13 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     </message>
 </context>
 <context>
+    <name>_Run</name>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+</context>
+<context>
     <name>errors</name>
     <message>
         <source>The file has no text that can be indexed</source>
@@ -2092,6 +2220,18 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     <message>
         <source>Already in this knowledge base</source>
         <translation>已在此知识库中</translation>
+    </message>
+    <message>
+        <source>The export file is damaged</source>
+        <translation>导出文件已损坏</translation>
+    </message>
+    <message>
+        <source>The export file needs a newer Trove</source>
+        <translation>此导出文件需要更新版本的 Trove</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>已取消</translation>
     </message>
     <message>
         <source>Something went wrong</source>
@@ -2272,6 +2412,18 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     <message>
         <source>This source is already in the knowledge base.</source>
         <translation>此来源已在知识库中。</translation>
+    </message>
+    <message>
+        <source>The file is cut short, changed since it was exported, or not a Trove export. Nothing was imported; export the knowledge base again.</source>
+        <translation>文件不完整、导出后被修改过，或不是 Trove 导出文件。未导入任何内容；请重新导出该知识库。</translation>
+    </message>
+    <message>
+        <source>It was exported by a newer version of Trove. Nothing was imported; update Trove, then import it again.</source>
+        <translation>它由更新版本的 Trove 导出。未导入任何内容；请更新 Trove 后再导入。</translation>
+    </message>
+    <message>
+        <source>Nothing of it was kept.</source>
+        <translation>未保留任何部分。</translation>
     </message>
     <message>
         <source>An unexpected error occurred.</source>

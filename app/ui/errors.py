@@ -42,6 +42,7 @@ _DETAILED_CODES = frozenset(
         ErrorCode.UNSAFE_PATH,
         ErrorCode.INDEX_CORRUPT,
         ErrorCode.CATALOG_DAMAGED,
+        ErrorCode.ARCHIVE_DAMAGED,
     }
 )
 # Provider failures whose server reply says more than the translated sentence.
@@ -109,6 +110,14 @@ def headline(code: str | None) -> str:
         ErrorCode.ALREADY_IN_BASE: QCoreApplication.translate(
             "errors", "Already in this knowledge base"
         ),
+        # -- portable bases --
+        ErrorCode.ARCHIVE_DAMAGED: QCoreApplication.translate(
+            "errors", "The export file is damaged"
+        ),
+        ErrorCode.ARCHIVE_NEWER_FORMAT: QCoreApplication.translate(
+            "errors", "The export file needs a newer Trove"
+        ),
+        ErrorCode.CANCELLED: QCoreApplication.translate("errors", "Cancelled"),
     }
     found = titles.get(str(code or ""))
     return (
@@ -351,6 +360,18 @@ def _code_message(code: str, params: Params) -> str:
         ErrorCode.ALREADY_IN_BASE: QCoreApplication.translate(
             "errors", "This source is already in the knowledge base."
         ),
+        # -- portable bases --
+        ErrorCode.ARCHIVE_DAMAGED: QCoreApplication.translate(
+            "errors",
+            "The file is cut short, changed since it was exported, or not a Trove export. "
+            "Nothing was imported; export the knowledge base again.",
+        ),
+        ErrorCode.ARCHIVE_NEWER_FORMAT: QCoreApplication.translate(
+            "errors",
+            "It was exported by a newer version of Trove. Nothing was imported; update Trove, "
+            "then import it again.",
+        ),
+        ErrorCode.CANCELLED: QCoreApplication.translate("errors", "Nothing of it was kept."),
     }
     found = texts.get(code)
     return (

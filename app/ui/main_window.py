@@ -176,6 +176,8 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         file_menu = bar.addMenu(self.tr("&File"))
         file_menu.addAction(self.bases.new_action)
+        file_menu.addAction(self.bases.import_action)
+        file_menu.addAction(self.bases.export_action)
         file_menu.addSeparator()
         file_menu.addActions(self.items.add_actions)
         file_menu.addSeparator()
@@ -257,6 +259,9 @@ class MainWindow(QMainWindow):
         self.bases.baseDeleted.connect(self.items.deletions.forget_base)
         self.bases.model.modelReset.connect(self._on_bases_reset)
         self.items.baseRestored.connect(self._on_base_restored)
+        self.items.transferRequested.connect(self._on_transfer_requested)
+        self.bases.itemsTransferred.connect(self._on_items_transferred)
+        self.bases.modelNeeded.connect(self._on_model_needed)
         self.items.feed.refreshed.connect(self._update_counts)
         self.rag.baseUpdated.connect(self._on_settings_saved)
         self.empty.createRequested.connect(self.open_new_base_dialog)
@@ -319,6 +324,23 @@ class MainWindow(QMainWindow):
     @Slot(str)
     def _on_base_restored(self, base_id: str) -> None:
         self.bases.reload(select=base_id)
+
+    @Slot(list, bool)
+    def _on_transfer_requested(self, item_ids: list[str], move: bool) -> None:
+        base = self.current_base()
+        if base is not None:
+            self.bases.transfer_items(base.id, item_ids, move=move)
+
+    @Slot(object)
+    def _on_items_transferred(self, _report: object) -> None:
+        # A move marks the originals deleting; the copies show when their base is opened.
+        self.items.feed.reload_soon()
+
+    @Slot(str)
+    def _on_model_needed(self, base_id: str) -> None:
+        """Show the imported base's settings, where a model is chosen (restore path)."""
+        self.bases.select(base_id)
+        self.tabs.setCurrentIndex(1)
 
     @Slot(object)
     def _on_settings_saved(self, base: Base) -> None:

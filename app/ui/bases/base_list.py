@@ -24,9 +24,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.knowledge.types import AddReport, Base, BaseStatus, Item, ItemType
+from app.knowledge.types import AddReport, Base, BaseStatus, ImportReport, Item, ItemType
 from app.ui import theme
 from app.ui.bases.base_view import BASE_ROLE, BaseListView
+from app.ui.bases.portable_flow import PortableFlow
 from app.ui.context import UiContext
 from app.ui.items.add_flow import AddFlow
 from app.ui.questions import ask_to_delete
@@ -111,6 +112,10 @@ class BasesPanel(QWidget):
     newBaseRequested = Signal()
     # a base was deleted (its id)
     baseDeleted = Signal(str)
+    # items were copied or moved into another base (TransferReport)
+    itemsTransferred = Signal(object)
+    # an imported base needs a model chosen (its own is not set up here)
+    modelNeeded = Signal(str)
 
     def __init__(self, ctx: UiContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -130,6 +135,7 @@ class BasesPanel(QWidget):
             | QAbstractItemView.EditTrigger.DoubleClicked
         )
         self.adder = AddFlow(ctx, self)
+        self.portable = PortableFlow(ctx, self)
         self._asking_delete = False
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         # Tests answer confirmations without a modal box.
@@ -182,8 +188,19 @@ class BasesPanel(QWidget):
                 "may also add, delete and reindex items here."
             )
         )
+        self.export_action = QAction(self.tr("Export…"), self)
+        self.export_action.setObjectName("exportBaseAction")
+        self.import_action = QAction(self.tr("Import knowledge base…"), self)
+        self.import_action.setObjectName("importBaseAction")
         self.view.addActions(
-            [self.new_action, self.rename_action, self.delete_action, self.agents_action]
+            [
+                self.new_action,
+                self.rename_action,
+                self.delete_action,
+                self.agents_action,
+                self.export_action,
+                self.import_action,
+            ]
         )
 
     def _layout(self) -> None:
@@ -217,6 +234,12 @@ class BasesPanel(QWidget):
         self.delete_action.triggered.connect(self._on_delete)
         self.view.sourcesDropped.connect(self._on_sources_dropped)
         self.adder.finished.connect(self._on_dropped_added)
+        self.export_action.triggered.connect(self._on_export)
+        self.import_action.triggered.connect(self.portable.import_file)
+        self.view.itemsDropped.connect(self._on_items_dropped)
+        self.portable.baseImported.connect(self._on_imported)
+        self.portable.transferred.connect(self.itemsTransferred)
+        self.portable.modelNeeded.connect(self.modelNeeded)
 
     def _on_loaded(self, bases: list[Base], select: str | None) -> None:
         self._loaded = True
@@ -236,6 +259,7 @@ class BasesPanel(QWidget):
         base = self.selected_base()
         self.rename_action.setEnabled(base is not None)
         self.delete_action.setEnabled(base is not None)
+        self.export_action.setEnabled(base is not None)
         self._show_agent_writes(base)
         new_id = base.id if base is not None else None
         if new_id != self._selected_id or not self._announced:
@@ -304,6 +328,32 @@ class BasesPanel(QWidget):
         self._ctx.notifier.notify(
             self.tr("Added %n source(s) to “{0}”", "", len(report.added)).format(base.name)
         )
+
+    # -- portable bases and items between bases ----------------------------------------
+
+    def transfer_items(self, source_id: str, item_ids: list[str], *, move: bool) -> None:
+        """Copy to… / Move to…: ask which base, then copy (or move) the items there."""
+        bases = [b for row in range(self.model.rowCount()) if (b := self.model.base(row))]
+        usable = [b for b in bases if b.status is BaseStatus.COMPLETED]
+        self.portable.pick_target_and_transfer(source_id, item_ids, usable, move=move)
+
+    @Slot()
+    def _on_export(self) -> None:
+        base = self.selected_base()
+        if base is not None:
+            self.portable.export_base(base)
+
+    @Slot(str, str, list, bool)
+    def _on_items_dropped(
+        self, target_id: str, source_id: str, item_ids: list[str], move: bool
+    ) -> None:
+        target = self.model.base(self.model.row_of(target_id))
+        if target is not None:
+            self.portable.transfer(source_id, item_ids, target, move=move)
+
+    @Slot(object)
+    def _on_imported(self, report: ImportReport) -> None:
+        self.reload(select=report.base.id)
 
     @Slot()
     def _on_delete(self) -> None:

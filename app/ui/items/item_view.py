@@ -7,10 +7,12 @@ offers only a move is refused for the same reason.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from PySide6.QtCore import QMimeData, QRect, Qt, Signal
 from PySide6.QtGui import (
+    QDrag,
     QDragEnterEvent,
     QDragMoveEvent,
     QDropEvent,
@@ -59,8 +61,12 @@ class ItemTreeView(QTreeView):
         super().__init__(parent)
         self.setObjectName("itemTree")
         self.setAcceptDrops(True)
-        self.setDragDropMode(QAbstractItemView.DragDropMode.DropOnly)
+        # Items drag out (onto another base in the base list); only sources drop in.
+        self.setDragDropMode(QAbstractItemView.DragDropMode.DragDrop)
+        self.setDragEnabled(True)
         self.setDropIndicatorShown(False)
+        # What a drag of the selected rows carries (None: nothing to drag); set by the panel.
+        self.drag_payload: Callable[[], QMimeData | None] = lambda: None
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setUniformRowHeights(True)
@@ -97,6 +103,16 @@ class ItemTreeView(QTreeView):
             self.pathsDropped.emit(paths)
         if urls:
             self.urlsDropped.emit(urls)
+
+    def startDrag(self, supportedActions: Qt.DropAction) -> None:
+        # Trove's own payload, never the model's rows: a drop must not remove rows here
+        # (a move deletes through the engine, once the copy exists).
+        mime = self.drag_payload()
+        if mime is None:
+            return
+        drag = QDrag(self)
+        drag.setMimeData(mime)
+        drag.exec(Qt.DropAction.CopyAction | Qt.DropAction.MoveAction, Qt.DropAction.CopyAction)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         # An enabled "Edit note" action takes F2 as a shortcut before it gets here.

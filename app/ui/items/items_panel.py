@@ -9,6 +9,7 @@ from pathlib import Path
 from PySide6.QtCore import (
     QItemSelection,
     QItemSelectionModel,
+    QMimeData,
     QModelIndex,
     QPoint,
     Qt,
@@ -30,7 +31,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.knowledge.types import RUNNING_STATUSES, Base, BaseStatus, Item, ItemStatus, ItemType
+from app.knowledge.types import (
+    RUNNING_STATUSES,
+    SETTLED_STATUSES,
+    Base,
+    BaseStatus,
+    Item,
+    ItemStatus,
+    ItemType,
+)
 from app.ui import errors, theme
 from app.ui.context import UiContext
 from app.ui.items.add_dialogs import NoteDialog, UrlDialog
@@ -38,6 +47,7 @@ from app.ui.items.add_flow import AddFlow
 from app.ui.items.chunks_dialog import ChunksDialog
 from app.ui.items.deferred_delete import DeferredDeletes
 from app.ui.items.file_picking import pick_files, pick_folder
+from app.ui.items.item_drag import items_mime
 from app.ui.items.item_feed import ItemFeed
 from app.ui.items.item_filter import ItemFilterProxy
 from app.ui.items.item_model import CONTAINERS, Column, ItemTreeModel, Role
@@ -55,6 +65,8 @@ HINT_MS = 5000
 class ItemsPanel(QWidget):
     # a failed base was restored (the base list should read it again)
     baseRestored = Signal(str)
+    # Copy to… / Move to… chosen for these item ids (True: move)
+    transferRequested = Signal(list, bool)
 
     def __init__(self, ctx: UiContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -73,6 +85,7 @@ class ItemsPanel(QWidget):
         self.proxy.setAutoAcceptChildRows(True)
         self.view = ItemTreeView(self)
         self.view.setModel(self.proxy)
+        self.view.drag_payload = self._drag_payload
         self.view.setItemDelegateForColumn(Column.STATUS, StatusDelegate(self.view))
         self.view.sortByColumn(Column.NAME, Qt.SortOrder.AscendingOrder)
         self.feed = ItemFeed(ctx, self.model, self)
@@ -189,6 +202,8 @@ class ItemsPanel(QWidget):
         self.show_folder_action = action(self.tr("Show in folder"), "showInFolderAction")
         self.chunks_action = action(self.tr("View chunks"), "viewChunksAction")
         self.copy_error_action = action(self.tr("Copy error"), "copyErrorAction")
+        self.copy_to_action = action(self.tr("Copy to…"), "copyToBaseAction")
+        self.move_to_action = action(self.tr("Move to…"), "moveToBaseAction")
         self.add_actions = [
             self.add_files_action,
             self.add_folder_action,
@@ -204,6 +219,8 @@ class ItemsPanel(QWidget):
             self.show_folder_action,
             self.chunks_action,
             self.copy_error_action,
+            self.copy_to_action,
+            self.move_to_action,
         ]
         for act in [*self.add_actions, *self.item_actions, self.undo_delete_action]:
             self.addAction(act)
@@ -248,6 +265,8 @@ class ItemsPanel(QWidget):
         self.show_folder_action.triggered.connect(self._on_show_in_folder)
         self.chunks_action.triggered.connect(self._on_view_chunks)
         self.copy_error_action.triggered.connect(self._on_copy_error)
+        self.copy_to_action.triggered.connect(lambda: self._on_transfer(move=False))
+        self.move_to_action.triggered.connect(lambda: self._on_transfer(move=True))
 
     # -- slots ---------------------------------------------------------------------------
 
@@ -292,6 +311,21 @@ class ItemsPanel(QWidget):
         self.show_folder_action.setEnabled(one is not None and one.type is not ItemType.URL)
         self.chunks_action.setEnabled(one is not None and one.chunk_count > 0)
         self.copy_error_action.setEnabled(one is not None and one.status is ItemStatus.FAILED)
+        movable = bool(items) and all(i.status in SETTLED_STATUSES for i in items)
+        self.copy_to_action.setEnabled(movable)
+        self.move_to_action.setEnabled(movable)
+
+    def _drag_payload(self) -> QMimeData | None:
+        """What a drag of the selected rows carries: their settled items, by id."""
+        items = [i for i in self.selected_items() if i.status in SETTLED_STATUSES]
+        if self._base is None or not items:
+            return None
+        return items_mime(self._base.id, [i.id for i in items])
+
+    def _on_transfer(self, *, move: bool) -> None:
+        items = [i.id for i in self.selected_items() if i.status in SETTLED_STATUSES]
+        if items:
+            self.transferRequested.emit(items, move)
 
     @Slot(QPoint)
     def _on_context_menu(self, pos: QPoint) -> None:

@@ -1,0 +1,221 @@
+"""Portable bases in the window: items dragged onto another base are copied (Shift: moved)
+with their vectors; Copy to… from the item menu; Export… and Import knowledge base… with
+progress, and the translated refusal of a file from a newer Trove."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from app.knowledge.types import Base, ItemStatus
+from app.ui import i18n
+from app.ui.context import UiContext
+from app.ui.items.item_drag import dragged_items
+from app.ui.main_window import MainWindow
+from tests.conftest import write_files
+from tests.fakes import FakeModels
+
+ACTIONS = Qt.DropAction.CopyAction | Qt.DropAction.MoveAction
+
+
+@pytest.fixture(autouse=True)
+def english(qapp: QApplication) -> Iterator[None]:
+    translators = i18n.install_translators(qapp, "en")
+    yield
+    i18n.remove_translators(qapp, translators)
+
+
+@pytest.fixture
+def window(qtbot: QtBot, ui_ctx: UiContext) -> Iterator[MainWindow]:
+    win = MainWindow(ui_ctx)
+    win.confirm_quit = lambda _running: True
+    qtbot.addWidget(win)
+    win.show()
+    win.start()
+    qtbot.waitUntil(lambda: win.bases.loaded)
+    yield win
+    win.close()
+
+
+def _two_bases(ui_ctx: UiContext, tmp_path: Path) -> tuple[Base, Base, str]:
+    svc = ui_ctx.service
+    folder = write_files(
+        tmp_path / "shelf",
+        {
+            "otters.md": "# Otters\n\nSea otters float on kelp and crack shells on stones.",
+            "kelp.md": "# Kelp\n\nKelp forests grow fast in cold water.",
+        },
+    )
+    source = svc.create_base("Ocean", embedding_model="fake:bow")
+    svc.add(source.id, [folder])
+    svc.run_pending_jobs(source.id)
+    target = svc.create_base("Archive", embedding_model="fake:bow")
+    otters = next(i for i in svc.list_items(source.id) if i.title == "Otters")
+    return source, target, otters.id
+
+
+def _show(qtbot: QtBot, window: MainWindow, base_id: str, rows: int) -> None:
+    window.bases.reload(select=base_id)
+    qtbot.waitUntil(lambda: len(window.items.model.items()) == rows, timeout=10_000)
+
+
+def _select(window: MainWindow, item_id: str) -> None:
+    index = window.items.proxy.mapFromSource(window.items.model.index_of(item_id))
+    window.items.view.setCurrentIndex(index)
+
+
+def _drop_on_base(window: MainWindow, base_id: str, modifiers: Qt.KeyboardModifier) -> bool:
+    """Drop what the item tree would drag (its selection) on a base's row."""
+    mime = window.items.view.drag_payload()
+    assert mime is not None
+    view = window.bases.view
+    pos = view.visualRect(window.bases.model.index(window.bases.model.row_of(base_id))).center()
+    args = (ACTIONS, mime, Qt.MouseButton.LeftButton, modifiers)
+    enter = QDragEnterEvent(pos, *args)
+    QApplication.sendEvent(view.viewport(), enter)
+    move = QDragMoveEvent(pos, *args)
+    QApplication.sendEvent(view.viewport(), move)
+    drop = QDropEvent(QPointF(pos), *args)
+    QApplication.sendEvent(view.viewport(), drop)
+    # Accepted as a copy: the drag source never removes anything itself.
+    assert drop.dropAction() == Qt.DropAction.CopyAction or not drop.isAccepted()
+    return move.isAccepted() and drop.isAccepted()
+
+
+def _embed_calls(ui_ctx: UiContext) -> int:
+    models = ui_ctx.service.parts.models
+    assert isinstance(models, FakeModels)
+    return len(models.embedder("fake:bow").calls)
+
+
+def test_dragging_items_onto_another_base_copies_them_and_shift_moves_them(
+    qtbot: QtBot, window: MainWindow, ui_ctx: UiContext, tmp_path: Path
+) -> None:
+    source, target, otters = _two_bases(ui_ctx, tmp_path)
+    _show(qtbot, window, source.id, 3)
+    _select(window, otters)
+    payload = window.items.view.drag_payload()
+    assert payload is not None
+    carried = dragged_items(payload)
+    assert carried is not None and carried.item_ids == [otters]
+    assert not _drop_on_base(window, source.id, Qt.KeyboardModifier.NoModifier), "own base"
+    calls = _embed_calls(ui_ctx)
+
+    with qtbot.waitSignal(window.bases.portable.transferred, timeout=10_000):
+        assert _drop_on_base(window, target.id, Qt.KeyboardModifier.NoModifier)
+    svc = ui_ctx.service
+    [copy] = svc.list_items(target.id)
+    assert copy.status is ItemStatus.COMPLETED and copy.title == "Otters"
+    assert _embed_calls(ui_ctx) == calls, "same model: vectors copied, none computed"
+    assert [r.title for r in svc.search(target.id, "otters").results] == ["Otters"]
+    calls = _embed_calls(ui_ctx)  # the search embedded its query
+    assert otters in {i.id for i in svc.list_items(source.id)}, "a plain drop copies"
+
+    with qtbot.waitSignal(window.bases.portable.transferred, timeout=10_000):
+        assert _drop_on_base(window, target.id, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: otters not in {i.id for i in svc.list_items(source.id)}, timeout=10_000)
+    assert len(svc.list_items(target.id)) == 2
+    assert _embed_calls(ui_ctx) == calls
+    assert "Moved 1 item to “Archive”" in [n.title for n in ui_ctx.notifier.history]
+
+
+def test_copy_to_from_the_item_menu(
+    qtbot: QtBot, window: MainWindow, ui_ctx: UiContext, tmp_path: Path
+) -> None:
+    source, target, otters = _two_bases(ui_ctx, tmp_path)
+    _show(qtbot, window, source.id, 3)
+    _select(window, otters)
+    assert window.items.copy_to_action.isEnabled()
+    offered: list[list[str]] = []
+
+    def choose(bases: list[Base], move: bool) -> Base | None:
+        offered.append([b.name for b in bases])
+        assert move is False
+        return next(b for b in bases if b.id == target.id)
+
+    window.bases.portable.choose_target = choose
+    with qtbot.waitSignal(window.bases.portable.transferred, timeout=10_000):
+        window.items.copy_to_action.trigger()
+    assert offered == [["Archive"]], "the items' own base is not offered"
+    assert [i.title for i in ui_ctx.service.list_items(target.id)] == ["Otters"]
+
+
+def test_export_and_import_from_the_window(
+    qtbot: QtBot, window: MainWindow, ui_ctx: UiContext, tmp_path: Path
+) -> None:
+    source, _target, _otters = _two_bases(ui_ctx, tmp_path)
+    _show(qtbot, window, source.id, 3)
+    flow = window.bases.portable
+    out = tmp_path / "ocean"
+    flow.choose_export_path = lambda base: str(out)
+    with qtbot.waitSignal(flow.exported, timeout=20_000) as exported:
+        window.bases.export_action.trigger()
+    saved = Path(exported.args[0].path)
+    assert saved == tmp_path / "ocean.trovebase" and saved.is_file()
+
+    flow.choose_import_path = lambda: str(saved)
+    with qtbot.waitSignal(flow.baseImported, timeout=20_000) as imported:
+        window.bases.import_action.trigger()
+    report = imported.args[0]
+    assert report.base.name == "Ocean (2)" and report.model_available
+    qtbot.waitUntil(
+        lambda: window.current_base() is not None and window.current_base().id == report.base.id,
+        timeout=10_000,
+    )
+    assert "Imported “Ocean (2)”" in [n.title for n in ui_ctx.notifier.history]
+
+    # A file from a newer Trove: refused, said in words, nothing added.
+    newer = tmp_path / "newer.trovebase"
+    with zipfile.ZipFile(saved) as zin, zipfile.ZipFile(newer, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info)
+            if info.filename == "manifest.json":
+                manifest = json.loads(data)
+                manifest["formatVersion"] = 42
+                data = json.dumps(manifest).encode()
+            zout.writestr(info, data)
+    flow.choose_import_path = lambda: str(newer)
+    before = len(ui_ctx.service.list_bases())
+    with qtbot.waitSignal(flow.finished, timeout=20_000):
+        window.bases.import_action.trigger()
+    assert len(ui_ctx.service.list_bases()) == before
+    notice = ui_ctx.notifier.history[-1]
+    assert notice.title == "The export file needs a newer Trove"
+    assert "update Trove" in notice.text
+
+
+def test_a_cancelled_export_leaves_no_file(
+    qtbot: QtBot,
+    window: MainWindow,
+    ui_ctx: UiContext,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    source, _target, _otters = _two_bases(ui_ctx, tmp_path)
+    _show(qtbot, window, source.id, 3)
+    flow = window.bases.portable
+    out = tmp_path / "gone.trovebase"
+    flow.choose_export_path = lambda base: str(out)
+    real_export = ui_ctx.service.export_base
+
+    def export_after_cancel(*args: object, **kwargs: object) -> object:
+        # The export starts only once Cancel was pressed, so the test never races it.
+        run = flow.running
+        assert run is not None and run.cancel.wait(10)
+        return real_export(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ui_ctx.service, "export_base", export_after_cancel)
+    with qtbot.waitSignal(flow.finished, timeout=20_000):
+        window.bases.export_action.trigger()
+        assert flow.running is not None
+        flow.running.dialog.canceled.emit()  # what its Cancel button sends
+    assert not out.exists() and not out.with_name(out.name + ".part").exists()
+    assert ui_ctx.notifier.history[-1].title == "Cancelled"
