@@ -41,10 +41,31 @@ sys.path.insert(0, str(ROOT))
 MB = 1024 * 1024
 DOCX_MB = 25
 SAMPLE_SECONDS = 0.02
-WORDS = (
-    "harbor lantern glacier orchard meadow falcon canyon compass saffron velvet thunder "
-    "marble pepper cedar willow comet amber tundra lagoon prairie quartz ember coral"
-).split()
+WORDS = [
+    "harbor",
+    "lantern",
+    "glacier",
+    "orchard",
+    "meadow",
+    "falcon",
+    "canyon",
+    "compass",
+    "saffron",
+    "velvet",
+    "thunder",
+    "marble",
+    "pepper",
+    "cedar",
+    "willow",
+    "comet",
+    "amber",
+    "tundra",
+    "lagoon",
+    "prairie",
+    "quartz",
+    "ember",
+    "coral",
+]
 
 
 def _docx(path: Path, text: str, padding: int, rng: random.Random) -> None:
