@@ -122,6 +122,21 @@ def _forged(src: Path, dst: Path) -> None:
     _rewrite(src, dst, {raw: data.replace(b"#", b"!", 1)})
 
 
+def _bad_settings(src: Path, dst: Path) -> None:
+    """Checksums that agree with settings the catalog refuses: a file made by hand."""
+    import hashlib
+
+    with zipfile.ZipFile(src) as zf:
+        manifest = json.loads(zf.read(MANIFEST))
+        settings = json.loads(zf.read("base.json"))
+    settings["documentCount"] = 5000
+    data = json.dumps(settings).encode()
+    for member in manifest["members"]:
+        if member["name"] == "base.json":
+            member.update(sha256=hashlib.sha256(data).hexdigest(), size=len(data))
+    _rewrite(src, dst, {"base.json": data, MANIFEST: json.dumps(manifest).encode()})
+
+
 def _truncated(src: Path, dst: Path) -> None:
     dst.write_bytes(src.read_bytes()[: src.stat().st_size * 2 // 3])
 
@@ -138,9 +153,10 @@ def _truncated(src: Path, dst: Path) -> None:
         ),
         (_forged, ErrorCode.ARCHIVE_DAMAGED),
         (_truncated, ErrorCode.ARCHIVE_DAMAGED),
+        (_bad_settings, ErrorCode.ARCHIVE_DAMAGED),
         (_newer, ErrorCode.ARCHIVE_NEWER_FORMAT),
     ],
-    ids=["index-byte", "raw-byte", "raw-forged-crc", "truncated", "newer-format"],
+    ids=["index-byte", "raw-byte", "raw-forged-crc", "truncated", "bad-settings", "newer-format"],
 )
 def test_a_damaged_file_is_refused_and_leaves_nothing(
     tmp_path: Path, world: World, damage: object, code: ErrorCode

@@ -23,6 +23,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import apsw
+
 from app.knowledge import path_safety
 from app.knowledge.catalog import new_id
 from app.knowledge.engine import EngineParts
@@ -301,6 +303,10 @@ def _import(
                 base = replace(base, name=free_name(taken, base.name))
                 parts.catalog.insert_base_row(base)
                 parts.catalog.insert_settled_items(items)
+        except (apsw.ConstraintError, ValueError) as exc:
+            # Settings or rows the catalog's schema refuses: the file was made by hand.
+            shutil.rmtree(final, ignore_errors=True)
+            raise damaged(f"its base or items break the catalog's rules ({exc})") from exc
         except BaseException:
             shutil.rmtree(final, ignore_errors=True)
             raise
