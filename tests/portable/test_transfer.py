@@ -191,3 +191,22 @@ def test_cli_copy_and_move_between_hybrid_bases_embed_nothing(
         assert svc.doctor().clean
     finally:
         svc.close()
+
+
+def test_a_folder_copied_to_another_model_settles_when_its_documents_are_indexed(
+    tmp_path: Path, svc: KnowledgeService, models: FakeModels
+) -> None:
+    source = _indexed(svc, "plain", None, _folder(tmp_path))
+    target = svc.create_base("vectors", embedding_model="fake:bow").id
+    root = next(i for i in svc.list_items(source) if i.parent_id is None)
+
+    report = svc.copy_items(source, [root.id], target)
+    assert report.reindexing == 3
+    assert svc.get_item(report.copied[0]).status is ItemStatus.PROCESSING
+    svc.run_pending_jobs(target)
+
+    copies = svc.list_items(target)
+    assert {i.status for i in copies} == {ItemStatus.COMPLETED}
+    assert len(models.embedder("fake:bow").calls) > 0
+    assert "naan" in _titles(svc, target, "tandoor")
+    assert svc.doctor().clean
