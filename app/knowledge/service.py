@@ -359,10 +359,6 @@ class KnowledgeService:
                 self.parts, base_id, path, progress=progress, cancelled=cancelled
             )
 
-    def read_export_manifest(self, path: Path) -> dict[str, object]:
-        """The manifest of a `.trovebase` file, checked (a newer format is refused)."""
-        return importer.read_manifest(path).to_json()
-
     def import_base(
         self,
         path: Path,

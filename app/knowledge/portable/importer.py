@@ -78,12 +78,6 @@ def free_name(taken: set[str], wanted: str) -> str:
     return f"{stem} ({n})"
 
 
-def read_manifest(src: Path) -> Manifest:
-    """The file's manifest, checked (a newer format is refused here)."""
-    with _open_zip(src) as zf:
-        return _manifest(zf)
-
-
 @contextmanager
 def _open_zip(src: Path) -> Iterator[zipfile.ZipFile]:
     try:
