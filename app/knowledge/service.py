@@ -20,6 +20,7 @@ from app.knowledge import (
     admin,
     coverage,
     ingestion,
+    linked_folders,
     model_manager,
     multi_search,
     path_safety,
@@ -54,6 +55,7 @@ from app.knowledge.pipeline.store.index_store import (
 )
 from app.knowledge.pipeline.store.registry import StoreRegistry
 from app.knowledge.provider_errors import provider_failure
+from app.knowledge.sync_types import LinkedFolder, SyncChanges, SyncState
 from app.knowledge.types import (
     AddReport,
     Base,
@@ -342,6 +344,54 @@ class KnowledgeService:
         if progress is not None:
             ctx.progress = progress
         return runner.drain(ctx, base_id)
+
+    # -- linked folders (kept in sync; see linked_folders.py) ---------------------------
+
+    def add_linked_folders(
+        self,
+        base_id: str,
+        folders: Sequence[str | Path],
+        *,
+        ignore_patterns: Sequence[str] = (),
+        folder_options: dict[str, object] | None = None,
+    ) -> AddReport:
+        """Add folders kept in sync with their sources (a folder already added is linked)."""
+        self._require_writable()
+        return linked_folders.add_linked(
+            self.parts, base_id, folders, ignore_patterns, folder_options
+        )
+
+    def link_folder(
+        self, base_id: str, item_id: str, ignore_patterns: Sequence[str] = ()
+    ) -> LinkedFolder:
+        """Keep a folder item in sync with its source folder (and sync it now)."""
+        self._require_writable()
+        return linked_folders.link(self.parts, base_id, item_id, ignore_patterns)
+
+    def unlink_folder(self, base_id: str, item_id: str) -> None:
+        self._require_writable()
+        linked_folders.unlink(self.parts, base_id, item_id)
+
+    def request_sync(self, base_id: str, item_ids: Sequence[str] | None = None) -> list[str]:
+        """Queue a sync of linked folders (all of the base's when None); returns their ids."""
+        self._require_writable()
+        return linked_folders.request_sync(self.parts, base_id, item_ids)
+
+    def linked_folders(self, base_id: str | None = None) -> list[LinkedFolder]:
+        return self.catalog.list_links(base_id)
+
+    def sync_states(
+        self, base_id: str, watching: frozenset[str] = frozenset()
+    ) -> dict[str, SyncState]:
+        """Each linked folder of a base by item id: its sync state and last changes."""
+        return linked_folders.sync_states(self.parts, base_id, watching)
+
+    def sync_log(self, item_id: str) -> list[SyncChanges]:
+        """A linked folder's recent syncs, newest first."""
+        return self.catalog.sync_log(item_id)
+
+    def sync_changes_since(self, item_id: str, since: float) -> SyncChanges:
+        return linked_folders.changes_since(self.parts, item_id, since)
 
     # -- providers ---------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from app.knowledge.catalog.bases import BaseRows
 from app.knowledge.catalog.damaged import DamagedRows
 from app.knowledge.catalog.items import ItemRows
 from app.knowledge.catalog.jobs import JobRows
+from app.knowledge.catalog.linked import LinkedFolderRows
 from app.knowledge.catalog.model_languages import ModelLanguageRows
 from app.knowledge.catalog.providers import ProviderRows
 from app.knowledge.catalog.rows import Job, new_id
@@ -24,7 +25,14 @@ __all__ = ["Catalog", "Job", "new_id"]
 
 
 class Catalog(
-    BaseRows, ItemRows, JobRows, DamagedRows, ProviderRows, ModelLanguageRows, SettingRows
+    BaseRows,
+    ItemRows,
+    JobRows,
+    DamagedRows,
+    ProviderRows,
+    ModelLanguageRows,
+    SettingRows,
+    LinkedFolderRows,
 ):
     """Writes go through one connection under a lock; reads outside a write use a
     connection per thread, so in WAL mode the GUI and many workers read without waiting."""
