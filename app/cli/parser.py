@@ -27,6 +27,7 @@ from app.cli.providers import (
 )
 from app.cli.search import cmd_search
 from app.cli.status import cmd_status
+from app.cli.sync import add_link_commands, add_sync_arguments, add_sync_command
 from app.knowledge.types import OnConflict
 
 
@@ -193,6 +194,7 @@ def _add_item_commands(commands: Subcommands) -> None:
     ilist.add_argument("base", metavar="BASE", help="base id or unique name")
     ilist.add_argument("--json", action="store_true")
     ilist.set_defaults(func=cmd_item_list)
+    add_link_commands(item_cmds)  # linked folders: app/cli/sync.py
 
     add = commands.add_parser("add", help="add files, folders and web pages, then index them")
     add.add_argument("base", metavar="BASE", help="base id or unique name")
@@ -215,6 +217,7 @@ def _add_item_commands(commands: Subcommands) -> None:
     add.add_argument(
         "--exclude", action="append", metavar="GLOB", help="folders: skip files matching GLOB"
     )
+    add_sync_arguments(add)  # --link, --ignore: app/cli/sync.py
     add.set_defaults(func=cmd_add)
 
     note = commands.add_parser(
@@ -241,6 +244,8 @@ def _add_item_commands(commands: Subcommands) -> None:
     delete.add_argument("items", metavar="ITEM", nargs="*")
     delete.add_argument("--all", action="store_true", help="delete every item of the base")
     delete.set_defaults(func=cmd_delete)
+
+    add_sync_command(commands)  # trove sync: app/cli/sync.py
 
 
 def _add_upkeep_commands(commands: Subcommands) -> None:
