@@ -48,6 +48,20 @@ def add_link_commands(item_cmds: Any) -> None:
     unlink.add_argument("base", metavar="BASE")
     unlink.add_argument("item", metavar="ITEM")
     unlink.set_defaults(func=cmd_item_unlink)
+    refresh = item_cmds.add_parser(
+        "refresh", help="re-fetch a web page or sitemap item on a schedule, or now"
+    )
+    refresh.add_argument("base", metavar="BASE")
+    refresh.add_argument("item", metavar="ITEM")
+    when = refresh.add_mutually_exclusive_group(required=True)
+    when.add_argument(
+        "--every", type=_duration, metavar="DURATION", help="e.g. 30m, 6h, 1d (while Trove runs)"
+    )
+    when.add_argument("--off", action="store_true", help="no scheduled refresh (the default)")
+    when.add_argument(
+        "--now", action="store_true", help="re-fetch now; only pages whose text changed reindex"
+    )
+    refresh.set_defaults(func=cmd_item_refresh)
 
 
 def add_sync_command(commands: Any) -> None:
@@ -155,3 +169,35 @@ def _summary_line(folder: str, changes: SyncChanges, failed: int, error: str | N
         parts.append(f"{failed} failed to index")
     line = f"{folder}: " + ", ".join(parts)
     return line + (f" — error: {error}" if error else "")
+
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def _duration(text: str) -> float:
+    value = text.strip().lower()
+    unit = value[-1:] if value[-1:] in _UNITS else "s"
+    number = value[:-1] if value[-1:] in _UNITS else value
+    try:
+        seconds = float(number) * _UNITS[unit]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a duration: {text!r} (e.g. 30m, 6h, 1d)") from None
+    if seconds <= 0:
+        raise argparse.ArgumentTypeError("the interval must be positive")
+    return seconds
+
+
+def cmd_item_refresh(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    base = svc.resolve_base(args.base)
+    if args.now:
+        svc.refresh_now(base.id, args.item)
+        return process_and_report(svc, base, {args.item}, wait=True, errors=False)
+    svc.set_refresh(base.id, args.item, None if args.off else args.every)
+    if args.off:
+        print(f"{args.item}: no scheduled refresh", file=sys.stderr)
+    else:
+        print(
+            f"{args.item}: refreshed every {args.every:.0f} s while the window or trove mcp runs",
+            file=sys.stderr,
+        )
+    return EXIT_OK

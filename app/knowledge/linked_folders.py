@@ -14,9 +14,13 @@ from pathlib import Path
 
 from app.knowledge import ingestion
 from app.knowledge.engine import EngineParts
+from app.knowledge.jobs.refresh_pages import queue_refresh
 from app.knowledge.jobs.sync_folder import lease_key, queue_sync, sync_key
 from app.knowledge.sync_types import LinkedFolder, SyncChanges, SyncState
 from app.knowledge.types import AddReport, ErrorCode, Item, ItemStatus, ItemType, TroveError
+
+# A scheduled refresh more often than this would hammer the site for little.
+MIN_REFRESH_S = 60.0
 
 
 def _require_linkable(parts: EngineParts, base_id: str, item_id: str) -> Item:
@@ -137,3 +141,27 @@ def changes_since(parts: EngineParts, root_id: str, since: float) -> SyncChanges
         merged.renamed.extend(entry.renamed)
         merged.deferred = entry.deferred  # the last word on what is still moving
     return merged
+
+
+def set_refresh(parts: EngineParts, base_id: str, item_id: str, interval_s: float | None) -> None:
+    """Refresh a URL or sitemap item every `interval_s` seconds while Trove runs (None: off,
+    the default)."""
+    item = parts.catalog.require_item(item_id)
+    if item.base_id != base_id:
+        raise TroveError(ErrorCode.ITEM_NOT_FOUND, f"no item {item_id!r} in this knowledge base")
+    if item.type not in (ItemType.URL, ItemType.SITEMAP) or item.parent_id is not None:
+        raise TroveError(
+            ErrorCode.INVALID_ARGUMENT, "only a web page or sitemap added to the base refreshes"
+        )
+    if interval_s is not None and interval_s < MIN_REFRESH_S:
+        raise TroveError(
+            ErrorCode.INVALID_ARGUMENT, f"refresh at most every {MIN_REFRESH_S:.0f} seconds"
+        )
+    parts.catalog.set_refresh(item_id, base_id, interval_s)
+
+
+def refresh_now(parts: EngineParts, base_id: str, item_id: str) -> None:
+    item = parts.catalog.require_item(item_id)
+    if item.base_id != base_id or item.type not in (ItemType.URL, ItemType.SITEMAP):
+        raise TroveError(ErrorCode.INVALID_ARGUMENT, "only a web page or sitemap refreshes")
+    queue_refresh(parts, base_id, item_id)

@@ -30,6 +30,7 @@ from app.knowledge.jobs import (
     delete_subtree,
     index_documents,
     prepare_root,
+    refresh_pages,
     reindex_subtree,
     sync_folder,
 )
@@ -52,6 +53,7 @@ HANDLERS: dict[str, Handler] = {
     JobKind.DELETE_SUBTREE: delete_subtree.run,
     JobKind.REINDEX_SUBTREE: reindex_subtree.run,
     JobKind.SYNC_FOLDER: sync_folder.run,
+    JobKind.REFRESH_PAGES: refresh_pages.run,
 }
 
 # The outcomes of a run whose writes did not all land (see the module docstring).
