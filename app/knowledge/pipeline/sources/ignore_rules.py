@@ -46,7 +46,7 @@ class IgnoreRules:
                 lines.extend((folder / name).read_text(encoding="utf-8").splitlines())
             except (OSError, UnicodeDecodeError):
                 continue
-        return cls(pathspec.PathSpec.from_lines("gitwildmatch", lines))
+        return cls(pathspec.GitIgnoreSpec.from_lines(lines))
 
     def ignored(self, rel_path: str) -> bool:
         name = rel_path.rsplit("/", 1)[-1]
