@@ -131,7 +131,7 @@ def test_an_untouched_folder_syncs_without_reading_or_embedding(
 def test_a_touched_but_identical_file_is_not_reindexed(
     kb: KnowledgeService, folder: Path, models: FakeModels
 ) -> None:
-    base_id, root_id = _linked(kb, folder)
+    base_id, _root_id = _linked(kb, folder)
     before = _embedded(models)
     updated = {i.id: i.updated_at for i in _files(kb, base_id).values()}
     _touch_later(folder / "alpha.md", (folder / "alpha.md").read_text(encoding="utf-8"))
@@ -233,7 +233,7 @@ def test_a_file_still_being_written_is_taken_in_only_once_finished(
 def test_a_burst_of_saves_between_syncs_is_one_reindex(
     kb: KnowledgeService, folder: Path, models: FakeModels
 ) -> None:
-    base_id, root_id = _linked(kb, folder)
+    base_id, _root_id = _linked(kb, folder)
     target = folder / "alpha.md"
     for n in range(10):
         _touch_later(target, f"# Alpha\n\nSave number {n} of the aardvark.")
@@ -298,7 +298,7 @@ def test_two_services_syncing_one_base_at_once_make_no_duplicates(
     first = KnowledgeService(home, models=FakeModels(), extraction=InlineExtraction())
     second = KnowledgeService(home, models=FakeModels(), extraction=InlineExtraction())
     try:
-        base_id, root_id = _linked(first, folder)
+        base_id, _root_id = _linked(first, folder)
         write_files(folder, {f"new/{n}.md": f"The number {n} newt." for n in range(30)})
         errors: list[BaseException] = []
 
