@@ -56,7 +56,11 @@ from app.knowledge.pipeline.store.index_store import (
 )
 from app.knowledge.pipeline.store.registry import StoreRegistry
 from app.knowledge.provider_errors import provider_failure
-from app.knowledge.sync_types import LinkedFolder, SyncChanges, SyncState
+
+# Linked folders' value types, for callers that take them from the facade.
+from app.knowledge.sync_types import LinkedFolder as LinkedFolder
+from app.knowledge.sync_types import SyncChanges as SyncChanges
+from app.knowledge.sync_types import SyncState as SyncState
 from app.knowledge.types import (
     AddReport,
     Base,

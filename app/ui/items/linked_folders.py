@@ -11,7 +11,7 @@ from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QWidget
 
-from app.knowledge.sync_types import SyncState
+from app.knowledge.service import SyncState
 from app.knowledge.types import Item, ItemStatus, ItemType
 from app.ui.context import UiContext
 from app.ui.items.file_picking import pick_folder

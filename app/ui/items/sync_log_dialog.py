@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QPlainTextEdit, QVBoxLayout, QWidget
 
-from app.knowledge.sync_types import SyncChanges
+from app.knowledge.service import SyncChanges
 from app.ui.items.sync_texts import change_counts, when
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QDateTime, QLocale
 
-from app.knowledge.sync_types import SyncChanges, SyncState
+from app.knowledge.service import SyncChanges, SyncState
 
 
 def _tr(text: str) -> str:
