@@ -8,23 +8,21 @@ from PySide6.QtCore import QCoreApplication, QDateTime, QLocale
 from app.knowledge.service import SyncChanges, SyncState
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("SyncTexts", text)
-
-
 def short_state(state: SyncState) -> str:
     link = state.link
     if link.syncing:
         if link.total:
-            return _tr("Linked · syncing {0}/{1}").format(link.done, link.total)
-        return _tr("Linked · syncing")
+            return QCoreApplication.translate("SyncTexts", "Linked · syncing {0}/{1}").format(
+                link.done, link.total
+            )
+        return QCoreApplication.translate("SyncTexts", "Linked · syncing")
     if link.last_error:
-        return _tr("Linked · sync problem")
+        return QCoreApplication.translate("SyncTexts", "Linked · sync problem")
     if state.pending:
-        return _tr("Linked · sync queued")
+        return QCoreApplication.translate("SyncTexts", "Linked · sync queued")
     if state.watching:
-        return _tr("Linked · watching")
-    return _tr("Linked folder")
+        return QCoreApplication.translate("SyncTexts", "Linked · watching")
+    return QCoreApplication.translate("SyncTexts", "Linked folder")
 
 
 def when(stamp: float) -> str:
@@ -33,27 +31,41 @@ def when(stamp: float) -> str:
 
 
 def change_counts(changes: SyncChanges) -> str:
-    text = _tr("{0} added, {1} changed, {2} removed, {3} renamed").format(
-        len(changes.added), len(changes.changed), len(changes.removed), len(changes.renamed)
-    )
+    text = QCoreApplication.translate(
+        "SyncTexts", "{0} added, {1} changed, {2} removed, {3} renamed"
+    ).format(len(changes.added), len(changes.changed), len(changes.removed), len(changes.renamed))
     if changes.deferred:
-        text += _tr("; {0} still being written").format(len(changes.deferred))
+        text += QCoreApplication.translate("SyncTexts", "; {0} still being written").format(
+            len(changes.deferred)
+        )
     return text
 
 
 def tooltip_lines(state: SyncState) -> list[str]:
     link = state.link
     lines = [
-        _tr("Kept in sync with its folder (watched while Trove runs)")
+        QCoreApplication.translate(
+            "SyncTexts", "Kept in sync with its folder (watched while Trove runs)"
+        )
         if state.watching
-        else _tr("Kept in sync with its folder")
+        else QCoreApplication.translate("SyncTexts", "Kept in sync with its folder")
     ]
     if link.last_synced_at is not None:
-        lines.append(_tr("Last synced: {0}").format(when(link.last_synced_at)))
+        lines.append(
+            QCoreApplication.translate("SyncTexts", "Last synced: {0}").format(
+                when(link.last_synced_at)
+            )
+        )
     else:
-        lines.append(_tr("Not synced yet"))
+        lines.append(QCoreApplication.translate("SyncTexts", "Not synced yet"))
     if state.last is not None:
-        lines.append(_tr("Last changes: {0}").format(change_counts(state.last)))
+        lines.append(
+            QCoreApplication.translate("SyncTexts", "Last changes: {0}").format(
+                change_counts(state.last)
+            )
+        )
     if link.last_error:
-        lines.append(_tr("Sync problem: {0}").format(link.last_error))
+        lines.append(
+            QCoreApplication.translate("SyncTexts", "Sync problem: {0}").format(link.last_error)
+        )
     return lines
