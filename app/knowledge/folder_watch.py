@@ -83,6 +83,8 @@ class FolderWatch:
         self.rescan_s = rescan_s
         self._lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
+        # One refresh at a time: the watch thread and a link made in the window may both ask.
+        self._refreshing = threading.Lock()
         self._watched: dict[str, _Watched] = {}
         self._pending: dict[str, _Pending] = {}
         self._observer: BaseObserver | None = None
@@ -128,6 +130,10 @@ class FolderWatch:
 
     def refresh(self, *, sync_all: bool = False) -> None:
         """Watch the linked folders the catalog has now, and stop watching unlinked ones."""
+        with self._refreshing:
+            self._refresh(sync_all)
+
+    def _refresh(self, sync_all: bool) -> None:
         observer = self._observer
         if observer is None:
             return

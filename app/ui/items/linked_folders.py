@@ -9,7 +9,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QStyle, QWidget
 
 from app.knowledge.service import SyncState
 from app.knowledge.types import Item, ItemStatus, ItemType
@@ -53,6 +53,11 @@ class LinkedFolders(QObject):
         self._poll.setInterval(POLL_MS)
         self.add_linked_action = self._action(
             self.tr("Link folder (keep in sync)…"), "addLinkedFolderAction"
+        )
+        # Short beside its icon in the toolbar, in full in the menus.
+        self.add_linked_action.setIconText(self.tr("Link folder"))
+        self.add_linked_action.setIcon(
+            parent.style().standardIcon(QStyle.StandardPixmap.SP_DirLinkIcon)
         )
         self.sync_action = self._action(self.tr("Sync now"), "syncFolderAction")
         self.link_action = self._action(self.tr("Keep in sync with its folder"), "linkFolderAction")
