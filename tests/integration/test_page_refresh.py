@@ -96,14 +96,7 @@ def test_a_sitemap_refresh_reindexes_only_the_changed_page(
 ) -> None:
     for name in ("a", "b", "c"):
         site.publish(f"/{name}", f"Page {name} about the {name}-animal.")
-    urls = "".join(f"<url><loc>{site.server.url('/' + n)}</loc></url>" for n in "abc")
-    site.server.route(
-        "/sitemap.xml",
-        Response.text(
-            f'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>',
-            content_type="application/xml",
-        ),
-    )
+    _sitemap(site, "abc")
     base = kb.create_base("web")
     (root,) = kb.add_urls(base.id, [site.server.url("/sitemap.xml")], sitemap=True).added
     kb.run_pending_jobs(base.id)
@@ -115,6 +108,36 @@ def test_a_sitemap_refresh_reindexes_only_the_changed_page(
     assert gets == {"a": 1, "b": 2, "c": 1}  # a and c: one 304 each; b: check + reindex
     assert kb.get_item(root.id).status is ItemStatus.COMPLETED
     assert len(kb.search(base.id, "badger").results) == 1
+
+
+def _sitemap(site: Site, names: str) -> None:
+    urls = "".join(f"<url><loc>{site.server.url('/' + n)}</loc></url>" for n in names)
+    site.server.route(
+        "/sitemap.xml",
+        Response.text(
+            '<?xml version="1.0"?>'
+            f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>',
+            content_type="application/xml",
+        ),
+    )
+
+
+def test_a_sitemap_refresh_follows_pages_added_and_dropped(
+    kb: KnowledgeService, site: Site
+) -> None:
+    for name in ("a", "b", "d"):
+        site.publish(f"/{name}", f"Page {name} about the {name}-animal.")
+    _sitemap(site, "ab")
+    base = kb.create_base("web")
+    (root,) = kb.add_urls(base.id, [site.server.url("/sitemap.xml")], sitemap=True).added
+    kb.run_pending_jobs(base.id)
+    _sitemap(site, "ad")
+    _refresh(kb, base.id, root.id)
+    pages = sorted(i.source for i in kb.list_items(base.id) if i.parent_id == root.id)
+    assert pages == [site.server.url("/a"), site.server.url("/d")]
+    assert site.gets("/b") == 1  # dropped from the sitemap: not fetched again
+    assert kb.search(base.id, "d-animal").results
+    assert kb.get_item(root.id).status is ItemStatus.COMPLETED
 
 
 def test_a_refresh_interval_is_stored_and_comes_due(kb: KnowledgeService, site: Site) -> None:

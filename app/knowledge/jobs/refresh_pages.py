@@ -1,4 +1,5 @@
-"""refresh-pages: the scheduled refresh of a URL item, or of every page of a sitemap item.
+"""refresh-pages: the scheduled refresh of a URL item, or of every page of a sitemap item
+(the sitemap itself is read again: pages it lists now are added, pages it dropped deleted).
 
 Each page is fetched conditionally (If-None-Match / If-Modified-Since with the validators of
 its last fetch). A 304, or a page whose text is the same as the base's snapshot of it, costs
@@ -14,15 +15,19 @@ from app.knowledge import path_safety
 from app.knowledge.catalog import Job
 from app.knowledge.engine import EngineParts
 from app.knowledge.jobs.context import JobContext
+from app.knowledge.jobs.errors import JobCancelled
 from app.knowledge.jobs.index_documents import text_hash
+from app.knowledge.jobs.item_creation import create_children
 from app.knowledge.jobs.kinds import JobKind
-from app.knowledge.jobs.queue import queue_index
-from app.knowledge.material_paths import material_path
+from app.knowledge.jobs.parents import settle_parent
+from app.knowledge.jobs.queue import mark_deleting, queue_index
+from app.knowledge.material_paths import material_path, url_material_name
 from app.knowledge.pipeline.readers.errors import ReaderError
+from app.knowledge.pipeline.sources.sitemap import expand_sitemap
 from app.knowledge.pipeline.sources.snapshot import page_document
-from app.knowledge.pipeline.sources.web import FetchError, fetch_url
+from app.knowledge.pipeline.sources.web import FetchCancelled, FetchError, fetch_url
 from app.knowledge.sync_types import PageValidators
-from app.knowledge.types import SETTLED_STATUSES, Item, ItemStatus, ItemType
+from app.knowledge.types import SETTLED_STATUSES, CancelReason, Item, ItemStatus, ItemType
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +47,7 @@ def run(ctx: JobContext, job: Job) -> None:
     if item is None or item.status not in SETTLED_STATUSES:
         return  # deleted, or being indexed now (that is a fresh fetch already)
     if item.type is ItemType.SITEMAP:
-        pages = parts.catalog.list_items(item.base_id, parent_id=item.id)
+        pages = _follow_sitemap(ctx, item)
     elif item.type is ItemType.URL:
         pages = [item]
     else:
@@ -54,6 +59,43 @@ def run(ctx: JobContext, job: Job) -> None:
             changed.append(page)
     if changed:
         _reindex(parts, item, changed)
+
+
+def _follow_sitemap(ctx: JobContext, root: Item) -> list[Item]:
+    """Add the pages the sitemap lists now and delete those it no longer lists; returns the
+    pages that were there before and still are (the ones to check for changes)."""
+    parts = ctx.parts
+    try:
+        expansion = expand_sitemap(
+            root.source,
+            limits=parts.sitemap_limits,
+            cancelled=lambda: ctx.cancelled() is not None,
+        )
+    except FetchCancelled:
+        raise JobCancelled(ctx.cancelled() or CancelReason.SHUTDOWN) from None
+    except FetchError as exc:
+        log.info("refresh of sitemap %s: %s", root.source, exc.message)
+        return parts.catalog.list_items(root.base_id, parent_id=root.id)
+    # A cut-short expansion lists too few pages: it adds, but never deletes, from it.
+    complete = not expansion.truncated and not expansion.errors
+    listed = dict.fromkeys(expansion.page_urls)
+    with parts.mutex.lock(root.base_id), parts.catalog.transaction():
+        current = parts.catalog.get_item(root.id)
+        if current is None or current.status not in SETTLED_STATUSES:
+            return []
+        pages = parts.catalog.list_items(root.base_id, parent_id=root.id)
+        known = {p.source for p in pages}
+        prefix = root.relative_path or "sitemap"
+        fresh = [(url, url_material_name(url, prefix)) for url in listed if url not in known]
+        gone = [p for p in pages if p.source not in listed and p.status is not ItemStatus.DELETING]
+        if fresh:
+            create_children(parts, root, ItemType.URL, fresh)
+            parts.catalog.set_item_status(root.id, ItemStatus.PROCESSING)
+        if gone and complete:
+            mark_deleting(parts, gone)
+            if not fresh:
+                settle_parent(parts.catalog, root.id)
+    return [p for p in pages if p.source in listed or not complete]
 
 
 def _changed(ctx: JobContext, page: Item) -> bool:
