@@ -25,6 +25,7 @@ from watchdog.observers.api import BaseObserver, ObservedWatch
 from app.knowledge.engine import EngineParts
 from app.knowledge.jobs.refresh_pages import queue_refresh
 from app.knowledge.jobs.sync_folder import queue_sync
+from app.knowledge.pipeline.readers.registry import SUPPORTED_EXTENSIONS
 from app.knowledge.pipeline.sources.ignore_rules import IGNORE_FILES, IgnoreRules
 from app.knowledge.types import ItemStatus
 
@@ -50,6 +51,11 @@ class _Pending:
     last: float
 
 
+def _indexable(path: str) -> bool:
+    name = Path(path).name
+    return name in IGNORE_FILES or Path(name).suffix.lower() in SUPPORTED_EXTENSIONS
+
+
 class _Events(FileSystemEventHandler):
     def __init__(self, watch: FolderWatch, root_id: str) -> None:
         self._watch = watch
@@ -63,6 +69,8 @@ class _Events(FileSystemEventHandler):
         paths = [str(event.src_path)]
         if getattr(event, "dest_path", ""):
             paths.append(str(event.dest_path))
+        if not event.is_directory and not any(_indexable(p) for p in paths):
+            return  # an image, an archive of a build...: no sync could take it in
         self._watch.noticed(self._root_id, paths)
 
 
