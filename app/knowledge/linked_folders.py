@@ -14,6 +14,7 @@ from pathlib import Path
 
 from app.knowledge import ingestion
 from app.knowledge.engine import EngineParts
+from app.knowledge.jobs.kinds import JobKind
 from app.knowledge.jobs.refresh_pages import queue_refresh
 from app.knowledge.jobs.sync_folder import lease_key, queue_sync, sync_key
 from app.knowledge.sync_types import LinkedFolder, SyncChanges, SyncState
@@ -107,11 +108,7 @@ def sync_states(
     parts: EngineParts, base_id: str, watching: frozenset[str] = frozenset()
 ) -> dict[str, SyncState]:
     """Each linked folder of a base: where its sync stands, and what the last one changed."""
-    live = {
-        job.idempotency_key
-        for job in parts.catalog.list_jobs(base_id, statuses=("queued", "running"))
-        if job.idempotency_key
-    }
+    live = parts.catalog.live_job_keys(base_id, f"{JobKind.SYNC_FOLDER}:")
     states: dict[str, SyncState] = {}
     for link_row in parts.catalog.list_links(base_id):
         log = parts.catalog.sync_log(link_row.item_id)

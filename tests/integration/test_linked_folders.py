@@ -209,11 +209,11 @@ def test_a_file_still_being_written_is_taken_in_only_once_finished(
 
     def writer() -> None:
         with growing.open("a", encoding="utf-8") as fh:
-            for n in range(12):
+            for n in range(40):  # a write every 50 ms for 2 s: the settle check sees it move
                 fh.write(f"Line {n} of the long report.\n")
                 fh.flush()
                 started.set()
-                time.sleep(0.15)
+                time.sleep(0.05)
             fh.write("The gnu ends with a zebu.\n")
 
     thread = threading.Thread(target=writer)

@@ -114,3 +114,21 @@ def test_with_the_window_watching_a_new_file_becomes_searchable(
     qtbot.waitUntil(
         lambda: bool(ui_ctx.service.search(base.id, "narwhal").results), timeout=WAIT_MS
     )
+
+
+def test_the_short_state_says_what_a_linked_folder_is_doing(qtbot: QtBot) -> None:
+    from app.knowledge.service import LinkedFolder, SyncChanges, SyncState
+    from app.ui.items.sync_texts import short_state, tooltip_lines
+
+    link = LinkedFolder("f", "b", last_synced_at=1_700_000_000.0)
+    assert short_state(SyncState(link, watching=False, pending=False, last=None)) == "Linked folder"
+    assert short_state(SyncState(link, True, False, None)) == "Linked · watching"
+    assert short_state(SyncState(link, True, True, None)) == "Linked · sync queued"
+    busy = LinkedFolder("f", "b", syncing=True, done=120, total=480)
+    assert short_state(SyncState(busy, True, True, None)) == "Linked · syncing 120/480"
+    broken = LinkedFolder("f", "b", last_error="the folder /x is not there")
+    assert short_state(SyncState(broken, True, False, None)) == "Linked · sync problem"
+    last = SyncChanges(1.0, ["a.md"], [], ["b.md"], [("c.md", "d/c.md")], ["e.md"])
+    lines = tooltip_lines(SyncState(broken, True, False, last))
+    assert "Last changes: 1 added, 0 changed, 1 removed, 1 renamed; 1 still being written" in lines
+    assert "Sync problem: the folder /x is not there" in lines

@@ -105,6 +105,16 @@ class LinkedFolderRows(CatalogConnection):
             )
         return holder
 
+    def live_job_keys(self, base_id: str, prefix: str) -> set[str]:
+        """Idempotency keys starting with `prefix` of a base's queued and running jobs (read
+        often by the window: the base's other jobs, thousands in an import, stay in SQL)."""
+        rows = self._rows(
+            "SELECT idempotency_key FROM jobs WHERE base_id = ? AND status IN "
+            "('queued', 'running') AND substr(idempotency_key, 1, ?) = ?",
+            (base_id, len(prefix), prefix),
+        )
+        return {str(r[0]) for r in rows}
+
     # -- file snapshots ----------------------------------------------------------------
 
     def file_snapshots(self, root_id: str) -> dict[str, FileSnapshot]:
