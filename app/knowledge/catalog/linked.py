@@ -79,13 +79,16 @@ class LinkedFolderRows(CatalogConnection):
             (done, total, time.time(), item_id),
         )
 
-    def set_sync_finished(self, item_id: str, error: str | None) -> None:
+    def set_sync_finished(self, item_id: str, error: str | None, *, synced: bool = True) -> None:
+        """A sync ended: with `error`, or fine (the folder is synced as of now) unless
+        `synced` is false (it stopped without looking: another write came first)."""
         now = time.time()
+        done = synced and error is None
         self._exec(
             "UPDATE linked_folders SET state = 'idle', last_error = ?, updated_at = ?, "
-            "last_synced_at = CASE WHEN ? IS NULL THEN ? ELSE last_synced_at END "
+            "last_synced_at = CASE WHEN ? THEN ? ELSE last_synced_at END "
             "WHERE item_id = ?",
-            (error, now, error, now, item_id),
+            (error, now, done, now, item_id),
         )
 
     def take_job_lease(self, job_id: int, key: str) -> Job | None:

@@ -26,6 +26,7 @@ from pathlib import Path
 from app.knowledge.catalog import Job
 from app.knowledge.engine import EngineParts
 from app.knowledge.jobs.context import JobContext
+from app.knowledge.jobs.errors import JobCancelled
 from app.knowledge.jobs.item_creation import create_children
 from app.knowledge.jobs.kinds import JobKind
 from app.knowledge.jobs.owner import owner_alive
@@ -95,27 +96,45 @@ def run(ctx: JobContext, job: Job) -> None:
         # are, so every file's snapshot matches what was indexed. Not a deferral round.
         queue_sync(parts, job.base_id, root_id, delay=FOLLOW_UP_S, round_=round_)
         return
-    error: str | None = None
-    changes = SyncChanges()
     try:
         changes = _sync(ctx, root, link.ignore_patterns)
+    except _RootBusy:
+        parts.catalog.set_sync_finished(root_id, link.last_error, synced=False)
+        queue_sync(parts, job.base_id, root_id, delay=FOLLOW_UP_S, round_=round_)
+        return
     except _FolderMissing as exc:
-        error = exc.message
-    except BaseException as exc:
-        error = f"interrupted: {type(exc).__name__}"
+        parts.catalog.set_sync_finished(root_id, exc.message)
+        return
+    except JobCancelled:
+        # Trove is closing: the next start syncs every linked folder again.
+        parts.catalog.set_sync_finished(root_id, link.last_error, synced=False)
         raise
-    finally:
-        parts.catalog.set_sync_finished(root_id, error)
+    except Exception as exc:
+        parts.catalog.set_sync_finished(root_id, f"{type(exc).__name__}: {exc}")
+        raise
+    _finish(parts, job.base_id, root_id, round_, changes)
+
+
+def _finish(
+    parts: EngineParts, base_id: str, root_id: str, round_: int, changes: SyncChanges
+) -> None:
+    """Record the sync, and look again shortly at files still being written."""
+    parts.catalog.set_sync_finished(root_id, None)
     changes.finished_at = time.time()
     if changes.count or changes.deferred:
         parts.catalog.log_sync(root_id, changes)
-    if changes.deferred:
-        if round_ < MAX_FOLLOW_UPS:
-            queue_sync(parts, job.base_id, root_id, delay=FOLLOW_UP_S, round_=round_ + 1)
-        else:
-            parts.catalog.set_sync_finished(
-                root_id, f"{len(changes.deferred)} file(s) kept changing; not taken in yet"
-            )
+    if not changes.deferred:
+        return
+    if round_ < MAX_FOLLOW_UPS:
+        queue_sync(parts, base_id, root_id, delay=FOLLOW_UP_S, round_=round_ + 1)
+    else:
+        parts.catalog.set_sync_finished(
+            root_id, f"{len(changes.deferred)} file(s) kept changing; not taken in yet"
+        )
+
+
+class _RootBusy(Exception):
+    """The folder is being expanded or its files indexed: sync once that is done."""
 
 
 class _FolderMissing(Exception):
@@ -280,12 +299,16 @@ def _apply(
         current = parts.catalog.get_item(root.id)
         if current is None or current.status is ItemStatus.DELETING:
             return
+        if current.status is ItemStatus.PREPARING:
+            raise _RootBusy  # expanded again (a reindex) since the scan: look after it
+        # Another writer (a reindex in another process) may have admitted some meanwhile.
+        present = {c.source for c in parts.catalog.list_items(root.base_id, parent_id=root.id)}
         fresh: list[_Look] = []
         renamed_ids: set[str] = set()
         put: list[tuple[str, FileSnapshot]] = []
         for look in plan.new:
             digest = hashed.get(look.rel)
-            if digest is None:
+            if digest is None or str(look.path) in present:
                 continue
             twins = gone_by_hash.get(digest)
             if twins:
