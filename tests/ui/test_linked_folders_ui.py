@@ -132,3 +132,30 @@ def test_the_short_state_says_what_a_linked_folder_is_doing(qtbot: QtBot) -> Non
     lines = tooltip_lines(SyncState(broken, True, False, last))
     assert "Last changes: 1 added, 0 changed, 1 removed, 1 renamed; 1 still being written" in lines
     assert "Sync problem: the folder /x is not there" in lines
+
+
+def test_a_web_page_refreshes_now_or_on_a_schedule(
+    qtbot: QtBot, window: MainWindow, ui_ctx: UiContext
+) -> None:
+    from tests.httpserver import LoopbackServer, Response
+
+    with LoopbackServer() as server:
+        server.route("/p", Response.text("<p>The pangolin.</p>", content_type="text/html"))
+        base = ui_ctx.service.create_base("Web")
+        (page,) = ui_ctx.service.add_urls(base.id, [server.url("/p")]).added
+        ui_ctx.service.run_pending_jobs(base.id)
+        window.bases.reload(select=base.id)
+        qtbot.waitUntil(lambda: len(window.items.model.items()) == 1, timeout=WAIT_MS)
+        _select(window, page.id)
+        refresh = window.items.page_refresh
+        assert refresh.refresh_now_action.isVisible() and refresh.menu_action.isVisible()
+        assert not window.items.linked.sync_action.isVisible()
+        qtbot.waitUntil(lambda: refresh.schedule_actions[None].isChecked(), timeout=WAIT_MS)
+
+        refresh.schedule_actions[24 * 3600.0].trigger()
+        qtbot.waitUntil(
+            lambda: ui_ctx.service.refresh_interval(page.id) == 24 * 3600.0, timeout=WAIT_MS
+        )
+        before = server.hits("/p")
+        refresh.refresh_now_action.trigger()
+        qtbot.waitUntil(lambda: server.hits("/p") > before, timeout=WAIT_MS)

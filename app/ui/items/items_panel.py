@@ -46,6 +46,7 @@ from app.ui.items.item_view import ItemTreeView
 from app.ui.items.linked_folders import LinkedFolders
 from app.ui.items.note_editing import NoteEditor
 from app.ui.items.opening import containing_folder, open_or_explain
+from app.ui.items.page_refresh import PageRefresh
 from app.ui.items.status_delegate import StatusDelegate
 from app.ui.questions import ask_to_delete
 
@@ -81,6 +82,7 @@ class ItemsPanel(QWidget):
         self.deletions = DeferredDeletes(ctx.notifier, self._delete_now, self)
         self.note_editor = NoteEditor(ctx, self)
         self.linked = LinkedFolders(ctx, self.model, self._selected_one, self._on_queued, self)
+        self.page_refresh = PageRefresh(ctx, self._selected_one, self._on_queued, self)
         # Tests answer confirmations without a modal box.
         self.confirm: Callable[[str, str], bool] = self._confirm
         self._filter = QLineEdit(self)
@@ -205,6 +207,7 @@ class ItemsPanel(QWidget):
         ]
         self.item_actions = [
             *self.linked.item_actions,
+            *self.page_refresh.item_actions,
             self.reindex_action,
             self.delete_action,
             self.edit_note_action,
@@ -301,6 +304,7 @@ class ItemsPanel(QWidget):
         self.chunks_action.setEnabled(one is not None and one.chunk_count > 0)
         self.copy_error_action.setEnabled(one is not None and one.status is ItemStatus.FAILED)
         self.linked.update(usable)
+        self.page_refresh.update(usable)
 
     @Slot(QPoint)
     def _on_context_menu(self, pos: QPoint) -> None:
