@@ -607,6 +607,33 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
     </message>
 </context>
 <context>
+    <name>LinkedFolders</name>
+    <message>
+        <source>Link folder (keep in sync)…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Link folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sync now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keep in sync with its folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop keeping in sync</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sync changes…</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>LocalModelsModel</name>
     <message>
         <source>Model</source>
@@ -1335,6 +1362,33 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     <name>OriginalOpener</name>
     <message>
         <source>No application could open the original</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>PageRefresh</name>
+    <message>
+        <source>Refresh now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Refresh automatically</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Never</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every hour</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every day</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every week</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2083,6 +2137,96 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     </message>
     <message>
         <source>{0} failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SyncLogDialog</name>
+    <message>
+        <source>Sync changes — {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No sync has changed anything yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>  added: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>  changed: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>  removed: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>  renamed: {0} → {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>  still being written: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>SyncTexts</name>
+    <message>
+        <source>Linked · syncing {0}/{1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Linked · syncing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Linked · sync problem</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Linked · sync queued</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Linked · watching</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Linked folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} added, {1} changed, {2} removed, {3} renamed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>; {0} still being written</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kept in sync with its folder (watched while Trove runs)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kept in sync with its folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last synced: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not synced yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last changes: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sync problem: {0}</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

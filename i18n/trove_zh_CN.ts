@@ -597,6 +597,33 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
     </message>
 </context>
 <context>
+    <name>LinkedFolders</name>
+    <message>
+        <source>Link folder (keep in sync)…</source>
+        <translation>链接文件夹（保持同步）…</translation>
+    </message>
+    <message>
+        <source>Link folder</source>
+        <translation>链接文件夹</translation>
+    </message>
+    <message>
+        <source>Sync now</source>
+        <translation>立即同步</translation>
+    </message>
+    <message>
+        <source>Keep in sync with its folder</source>
+        <translation>与其文件夹保持同步</translation>
+    </message>
+    <message>
+        <source>Stop keeping in sync</source>
+        <translation>停止同步</translation>
+    </message>
+    <message>
+        <source>Sync changes…</source>
+        <translation>同步变更…</translation>
+    </message>
+</context>
+<context>
     <name>LocalModelsModel</name>
     <message>
         <source>Model</source>
@@ -1329,6 +1356,33 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     </message>
 </context>
 <context>
+    <name>PageRefresh</name>
+    <message>
+        <source>Refresh now</source>
+        <translation>立即刷新</translation>
+    </message>
+    <message>
+        <source>Refresh automatically</source>
+        <translation>自动刷新</translation>
+    </message>
+    <message>
+        <source>Never</source>
+        <translation>从不</translation>
+    </message>
+    <message>
+        <source>Every hour</source>
+        <translation>每小时</translation>
+    </message>
+    <message>
+        <source>Every day</source>
+        <translation>每天</translation>
+    </message>
+    <message>
+        <source>Every week</source>
+        <translation>每周</translation>
+    </message>
+</context>
+<context>
     <name>PortableFlow</name>
     <message>
         <source>Exporting “{0}”…</source>
@@ -2055,6 +2109,96 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     <message>
         <source>{0} failed</source>
         <translation>{0} 失败</translation>
+    </message>
+</context>
+<context>
+    <name>SyncLogDialog</name>
+    <message>
+        <source>Sync changes — {0}</source>
+        <translation>同步变更 — {0}</translation>
+    </message>
+    <message>
+        <source>No sync has changed anything yet.</source>
+        <translation>尚无同步带来任何变更。</translation>
+    </message>
+    <message>
+        <source>  added: {0}</source>
+        <translation>  新增：{0}</translation>
+    </message>
+    <message>
+        <source>  changed: {0}</source>
+        <translation>  修改：{0}</translation>
+    </message>
+    <message>
+        <source>  removed: {0}</source>
+        <translation>  删除：{0}</translation>
+    </message>
+    <message>
+        <source>  renamed: {0} → {1}</source>
+        <translation>  重命名：{0} → {1}</translation>
+    </message>
+    <message>
+        <source>  still being written: {0}</source>
+        <translation>  仍在写入：{0}</translation>
+    </message>
+</context>
+<context>
+    <name>SyncTexts</name>
+    <message>
+        <source>Linked · syncing {0}/{1}</source>
+        <translation>已链接 · 同步中 {0}/{1}</translation>
+    </message>
+    <message>
+        <source>Linked · syncing</source>
+        <translation>已链接 · 同步中</translation>
+    </message>
+    <message>
+        <source>Linked · sync problem</source>
+        <translation>已链接 · 同步出错</translation>
+    </message>
+    <message>
+        <source>Linked · sync queued</source>
+        <translation>已链接 · 等待同步</translation>
+    </message>
+    <message>
+        <source>Linked · watching</source>
+        <translation>已链接 · 监视中</translation>
+    </message>
+    <message>
+        <source>Linked folder</source>
+        <translation>已链接文件夹</translation>
+    </message>
+    <message>
+        <source>{0} added, {1} changed, {2} removed, {3} renamed</source>
+        <translation>新增 {0}，修改 {1}，删除 {2}，重命名 {3}</translation>
+    </message>
+    <message>
+        <source>; {0} still being written</source>
+        <translation>；{0} 个仍在写入</translation>
+    </message>
+    <message>
+        <source>Kept in sync with its folder (watched while Trove runs)</source>
+        <translation>与其文件夹保持同步（Trove 运行时监视）</translation>
+    </message>
+    <message>
+        <source>Kept in sync with its folder</source>
+        <translation>与其文件夹保持同步</translation>
+    </message>
+    <message>
+        <source>Last synced: {0}</source>
+        <translation>上次同步：{0}</translation>
+    </message>
+    <message>
+        <source>Not synced yet</source>
+        <translation>尚未同步</translation>
+    </message>
+    <message>
+        <source>Last changes: {0}</source>
+        <translation>最近变更：{0}</translation>
+    </message>
+    <message>
+        <source>Sync problem: {0}</source>
+        <translation>同步问题：{0}</translation>
     </message>
 </context>
 <context>

@@ -103,8 +103,12 @@ def serve(service: KnowledgeService) -> int:
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
     log.info("Trove MCP server on stdio (home %s, pid %d)", service.layout.home, os.getpid())
+    if not service.read_only:
+        # Linked folders stay in sync while the server runs (each is synced once now).
+        service.start_watching(lambda _base_id: jobs.request())
     try:
         anyio.run(run)
     finally:
+        service.stop_watching()
         jobs.close()
     return 0

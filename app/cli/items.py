@@ -8,6 +8,7 @@ import sys
 
 from app.cli.output import EXIT_OK, EXIT_USAGE, item_json, print_json, status_text, table
 from app.cli.progress import process_and_report
+from app.cli.sync import cmd_add_linked
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import (
     RUNNING_STATUSES,
@@ -40,6 +41,8 @@ _URL_LIKE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://|^(?:file|javascript|data|ma
 
 
 def cmd_add(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    if getattr(args, "link", False):
+        return cmd_add_linked(svc, args)
     base = svc.resolve_base(args.base)
     urls = [p for p in args.paths if _URL_LIKE.match(p)]
     files = [p for p in args.paths if not _URL_LIKE.match(p)]

@@ -28,6 +28,7 @@ from app.cli.providers import (
 )
 from app.cli.search import cmd_search
 from app.cli.status import cmd_status
+from app.cli.sync import add_link_commands, add_sync_arguments, add_sync_command
 from app.knowledge.types import OnConflict
 
 
@@ -224,6 +225,7 @@ def _add_item_commands(commands: Subcommands) -> None:
         transfer.add_argument("items", metavar="ITEM", nargs="+", help="item ids")
         transfer.add_argument("--to", required=True, metavar="BASE2", help="the target base")
         transfer.set_defaults(func=func)
+    add_link_commands(item_cmds)  # linked folders: app/cli/sync.py
 
     add = commands.add_parser("add", help="add files, folders and web pages, then index them")
     add.add_argument("base", metavar="BASE", help="base id or unique name")
@@ -246,6 +248,7 @@ def _add_item_commands(commands: Subcommands) -> None:
     add.add_argument(
         "--exclude", action="append", metavar="GLOB", help="folders: skip files matching GLOB"
     )
+    add_sync_arguments(add)  # --link, --ignore: app/cli/sync.py
     add.set_defaults(func=cmd_add)
 
     note = commands.add_parser(
@@ -272,6 +275,8 @@ def _add_item_commands(commands: Subcommands) -> None:
     delete.add_argument("items", metavar="ITEM", nargs="*")
     delete.add_argument("--all", action="store_true", help="delete every item of the base")
     delete.set_defaults(func=cmd_delete)
+
+    add_sync_command(commands)  # trove sync: app/cli/sync.py
 
 
 def _add_upkeep_commands(commands: Subcommands) -> None:

@@ -21,6 +21,7 @@ from app.knowledge import (
     admin,
     coverage,
     ingestion,
+    linked_folders,
     model_manager,
     multi_search,
     path_safety,
@@ -32,6 +33,7 @@ from app.knowledge import doctor as integrity
 from app.knowledge.catalog import Catalog
 from app.knowledge.data_layout import DataLayout
 from app.knowledge.engine import EngineParts, Extraction
+from app.knowledge.folder_watch import FolderWatch
 from app.knowledge.jobs import recovery, runner
 from app.knowledge.jobs.context import JobContext, ProgressCallback
 from app.knowledge.jobs.errors import STORAGE_READ_ONLY_MESSAGE, index_corrupt, storage_failure
@@ -57,6 +59,11 @@ from app.knowledge.pipeline.store.registry import StoreRegistry
 from app.knowledge.portable import export, importer, staging, transfer
 from app.knowledge.portable.archive import TransferCancelled
 from app.knowledge.provider_errors import provider_failure
+
+# Linked folders' value types, for callers that take them from the facade.
+from app.knowledge.sync_types import LinkedFolder as LinkedFolder
+from app.knowledge.sync_types import SyncChanges as SyncChanges
+from app.knowledge.sync_types import SyncState as SyncState
 from app.knowledge.types import (
     AddReport,
     Base,
@@ -135,6 +142,8 @@ class KnowledgeService:
         self._checked_lock = threading.Lock()
         # The runtime's way to the queue (claims, counts, releases, phases).
         self.jobs = JobQueue(self.parts)
+        # Watching linked folders, while a front end asks for it (start_watching).
+        self._watch: FolderWatch | None = None
 
     def _require_writable(self) -> None:
         """Refuse a change up front in a read-only data folder, naming the folder."""
@@ -160,6 +169,7 @@ class KnowledgeService:
         return self.parts.extraction.warm()
 
     def close(self) -> None:
+        self.stop_watching()
         self.parts.stores.close_all()
         self.parts.catalog.close()
 
@@ -392,6 +402,93 @@ class KnowledgeService:
         if progress is not None:
             ctx.progress = progress
         return runner.drain(ctx, base_id)
+
+    # -- linked folders (kept in sync; see linked_folders.py) ---------------------------
+
+    def add_linked_folders(
+        self,
+        base_id: str,
+        folders: Sequence[str | Path],
+        *,
+        ignore_patterns: Sequence[str] = (),
+        folder_options: dict[str, object] | None = None,
+    ) -> AddReport:
+        """Add folders kept in sync with their sources (a folder already added is linked)."""
+        self._require_writable()
+        report = linked_folders.add_linked(
+            self.parts, base_id, folders, ignore_patterns, folder_options
+        )
+        if self._watch is not None:
+            self._watch.refresh()
+        return report
+
+    def link_folder(
+        self, base_id: str, item_id: str, ignore_patterns: Sequence[str] = ()
+    ) -> LinkedFolder:
+        """Keep a folder item in sync with its source folder (and sync it now)."""
+        self._require_writable()
+        link = linked_folders.link(self.parts, base_id, item_id, ignore_patterns)
+        if self._watch is not None:
+            self._watch.refresh()
+        return link
+
+    def unlink_folder(self, base_id: str, item_id: str) -> None:
+        self._require_writable()
+        linked_folders.unlink(self.parts, base_id, item_id)
+        if self._watch is not None:
+            self._watch.refresh()
+
+    def request_sync(self, base_id: str, item_ids: Sequence[str] | None = None) -> list[str]:
+        """Queue a sync of linked folders (all of the base's when None); returns their ids."""
+        self._require_writable()
+        return linked_folders.request_sync(self.parts, base_id, item_ids)
+
+    def linked_folders(self, base_id: str | None = None) -> list[LinkedFolder]:
+        return self.catalog.list_links(base_id)
+
+    def sync_states(
+        self, base_id: str, watching: frozenset[str] = frozenset()
+    ) -> dict[str, SyncState]:
+        """Each linked folder of a base by item id: its sync state and last changes."""
+        return linked_folders.sync_states(self.parts, base_id, watching)
+
+    def sync_log(self, item_id: str) -> list[SyncChanges]:
+        """A linked folder's recent syncs, newest first."""
+        return self.catalog.sync_log(item_id)
+
+    def sync_changes_since(self, item_id: str, since: float) -> SyncChanges:
+        return linked_folders.changes_since(self.parts, item_id, since)
+
+    def start_watching(self, on_queued: Callable[[str], None] | None = None) -> FolderWatch:
+        """Watch linked folders (and run scheduled page refreshes) until stop_watching or
+        close; syncs every linked folder once now. `on_queued(base_id)` is called, on the
+        watch's thread, after it queues work (the runtime wakes its executor)."""
+        if self._watch is None:
+            self._watch = FolderWatch(self.parts, on_queued)
+            self._watch.start()
+        return self._watch
+
+    def stop_watching(self) -> None:
+        if self._watch is not None:
+            self._watch.stop()
+            self._watch = None
+
+    def watching(self) -> frozenset[str]:
+        """Ids of the linked folders being watched by this process."""
+        return self._watch.watching() if self._watch is not None else frozenset()
+
+    def set_refresh(self, base_id: str, item_id: str, interval_s: float | None) -> None:
+        """Refresh a web page or sitemap item every `interval_s` seconds (None: never)."""
+        self._require_writable()
+        linked_folders.set_refresh(self.parts, base_id, item_id, interval_s)
+
+    def refresh_interval(self, item_id: str) -> float | None:
+        return self.catalog.refresh_interval(item_id)
+
+    def refresh_now(self, base_id: str, item_id: str) -> None:
+        """Queue a conditional re-fetch of a web page or sitemap item's pages."""
+        self._require_writable()
+        linked_folders.refresh_now(self.parts, base_id, item_id)
 
     # -- providers ---------------------------------------------------------------------
 

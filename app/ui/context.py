@@ -9,6 +9,7 @@ from PySide6.QtCore import QSettings
 
 from app.knowledge.service import KnowledgeService
 from app.runtime.executor import JobExecutor
+from app.runtime.folder_watching import FolderWatching
 from app.ui.models.downloads import ModelDownloads
 from app.ui.notifications import Notifier
 from app.ui.tasks import BackgroundTasks
@@ -23,6 +24,9 @@ class UiContext:
     notifier: Notifier
     # Model downloads outlive the dialog or picker that started them (one set per window).
     downloads: ModelDownloads = field(init=False)
+    # Linked folders watched while the window runs (started with the executor).
+    watching: FolderWatching = field(init=False)
 
     def __post_init__(self) -> None:
         self.downloads = ModelDownloads(self.service, self.tasks, self.tasks)
+        self.watching = FolderWatching(self.service, self.executor)

@@ -75,6 +75,7 @@ def build_context(home: Path, settings: QSettings) -> UiContext:
 
 
 def close_context(ctx: UiContext) -> None:
+    ctx.watching.stop()  # asks for no more syncs before the executor stops
     ctx.executor.shutdown()
     ctx.tasks.wait()
     ctx.service.close()
@@ -144,6 +145,7 @@ def run_window(ctx: UiContext, loop: asyncio.AbstractEventLoop) -> int:
     window.show()
     ctx.service.warm_up()
     ctx.executor.start()
+    ctx.watching.start()
     window.start()
     app = QApplication.instance()
     assert isinstance(app, QApplication)

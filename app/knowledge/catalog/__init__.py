@@ -15,6 +15,7 @@ from app.knowledge.catalog.bases import BaseRows
 from app.knowledge.catalog.damaged import DamagedRows
 from app.knowledge.catalog.items import ItemRows
 from app.knowledge.catalog.jobs import JobRows
+from app.knowledge.catalog.linked import LinkedFolderRows
 from app.knowledge.catalog.model_languages import ModelLanguageRows
 from app.knowledge.catalog.portable import PortableRows
 from app.knowledge.catalog.providers import ProviderRows
@@ -33,6 +34,7 @@ class Catalog(
     ModelLanguageRows,
     SettingRows,
     PortableRows,
+    LinkedFolderRows,
 ):
     """Writes go through one connection under a lock; reads outside a write use a
     connection per thread, so in WAL mode the GUI and many workers read without waiting."""

@@ -185,4 +185,66 @@ def _v7(conn: apsw.Connection) -> None:
     )
 
 
-MIGRATIONS: list[db.Migration] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7]
+# -- linked folders (sync) ------------------------------------------------------------
+
+
+def _v8(conn: apsw.Connection) -> None:
+    # Linked folders: a folder item kept in sync with its source folder. A row here is the
+    # link; its sync state (and last error) is what the window and `trove sync` show.
+    # `files` is what each child's source looked like when it was last taken in (size,
+    # mtime, content hash), so a sync re-reads only what changed and finds renames by hash.
+    # `sync_log` keeps the last few syncs' changes per folder.
+    conn.execute(
+        """
+        CREATE TABLE linked_folders (
+            item_id TEXT PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
+            base_id TEXT NOT NULL REFERENCES bases(id) ON DELETE CASCADE,
+            ignore_patterns TEXT NOT NULL DEFAULT '[]',
+            state TEXT NOT NULL DEFAULT 'idle' CHECK (state IN ('idle', 'syncing')),
+            done INTEGER NOT NULL DEFAULT 0,
+            total INTEGER NOT NULL DEFAULT 0,
+            last_synced_at REAL,
+            last_error TEXT,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        );
+        CREATE TABLE sync_files (
+            item_id TEXT PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
+            root_id TEXT NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            content_hash TEXT NOT NULL
+        );
+        CREATE INDEX sync_files_root ON sync_files(root_id);
+        CREATE TABLE sync_log (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            root_id TEXT NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+            finished_at REAL NOT NULL,
+            added INTEGER NOT NULL,
+            changed INTEGER NOT NULL,
+            removed INTEGER NOT NULL,
+            renamed INTEGER NOT NULL,
+            deferred INTEGER NOT NULL,
+            paths TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE INDEX sync_log_root ON sync_log(root_id, id);
+        -- Scheduled refresh of URL and sitemap items: off unless an interval is set. The
+        -- validators (ETag, Last-Modified) and the text hash of each page fetched by it.
+        CREATE TABLE url_refresh (
+            item_id TEXT PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
+            base_id TEXT NOT NULL REFERENCES bases(id) ON DELETE CASCADE,
+            interval_s REAL NOT NULL CHECK (interval_s > 0),
+            next_at REAL NOT NULL
+        );
+        CREATE TABLE page_validators (
+            item_id TEXT PRIMARY KEY REFERENCES items(id) ON DELETE CASCADE,
+            etag TEXT,
+            last_modified TEXT,
+            text_hash TEXT,
+            checked_at REAL NOT NULL
+        );
+        """
+    )
+
+
+MIGRATIONS: list[db.Migration] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8]

@@ -12,6 +12,9 @@ class JobKind(StrEnum):
     DELETE_SUBTREE = "delete-subtree"
     REINDEX_SUBTREE = "reindex-subtree"
     CHECK_FILE_PROCESSING_RESULT = "check-file-processing-result"
+    # Linked folders and scheduled page refresh (jobs/sync_folder.py, jobs/refresh_pages.py).
+    SYNC_FOLDER = "sync-folder"
+    REFRESH_PAGES = "refresh-pages"
 
 
 class Recovery(StrEnum):
@@ -41,6 +44,9 @@ POLICIES: dict[JobKind, JobPolicy] = {
     JobKind.DELETE_SUBTREE: JobPolicy(Recovery.RETRY, concurrency=1, attempts=5),
     JobKind.REINDEX_SUBTREE: JobPolicy(Recovery.ABANDON, concurrency=1),
     JobKind.CHECK_FILE_PROCESSING_RESULT: JobPolicy(Recovery.ABANDON, concurrency=2),
+    # A sync only looks and queues work; cut short, the next one looks again.
+    JobKind.SYNC_FOLDER: JobPolicy(Recovery.ABANDON, concurrency=2),
+    JobKind.REFRESH_PAGES: JobPolicy(Recovery.ABANDON, concurrency=2),
 }
 
 # A job row of a kind this Trove does not know (a damaged catalog, a newer Trove): it is

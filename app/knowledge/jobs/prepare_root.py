@@ -18,6 +18,7 @@ from app.knowledge.jobs.queue import mark_deleting, queue_index
 from app.knowledge.material_paths import url_material_name
 from app.knowledge.pipeline.readers.registry import SUPPORTED_EXTENSIONS
 from app.knowledge.pipeline.sources.directory import scan_directory
+from app.knowledge.pipeline.sources.ignore_rules import IgnoreRules
 from app.knowledge.pipeline.sources.sitemap import expand_sitemap
 from app.knowledge.pipeline.sources.web import FetchCancelled, FetchError
 from app.knowledge.types import (
@@ -43,6 +44,7 @@ def expand(ctx: JobContext, root: Item, options: dict[str, object]) -> None:
     parts = ctx.parts
     if root.type is ItemType.DIRECTORY:
         wanted = _directory_children(root, options)
+        wanted = _without_ignored(ctx, root, wanted)
         child_type = ItemType.FILE
     elif root.type is ItemType.SITEMAP:
         wanted = _sitemap_children(ctx, root)
@@ -90,6 +92,18 @@ def _directory_children(root: Item, options: dict[str, object]) -> list[tuple[st
         log.warning("while scanning %s: %s", folder, problem)
     prefix = root.relative_path or folder.name
     return [(str(p), f"{prefix}/{p.relative_to(folder).as_posix()}") for p in scan.files]
+
+
+def _without_ignored(
+    ctx: JobContext, root: Item, wanted: list[tuple[str, str]]
+) -> list[tuple[str, str]]:
+    """A linked folder's ignore rules hold from its first expansion on (sync_folder.py)."""
+    link = ctx.parts.catalog.get_link(root.id)
+    if link is None:
+        return wanted
+    folder = Path(root.source)
+    rules = IgnoreRules.for_folder(folder, link.ignore_patterns)
+    return [(s, d) for s, d in wanted if not rules.ignored(Path(s).relative_to(folder).as_posix())]
 
 
 def _sitemap_children(ctx: JobContext, root: Item) -> list[tuple[str, str]]:

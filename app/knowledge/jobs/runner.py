@@ -26,7 +26,14 @@ from typing import TypeVar
 import apsw
 
 from app.knowledge.catalog import Job
-from app.knowledge.jobs import delete_subtree, index_documents, prepare_root, reindex_subtree
+from app.knowledge.jobs import (
+    delete_subtree,
+    index_documents,
+    prepare_root,
+    refresh_pages,
+    reindex_subtree,
+    sync_folder,
+)
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.errors import ItemFailure, JobCancelled, RetryableFailure, storage_failure
 from app.knowledge.jobs.kinds import JobKind, Recovery, policy_for
@@ -45,6 +52,8 @@ HANDLERS: dict[str, Handler] = {
     JobKind.PREPARE_ROOT: prepare_root.run,
     JobKind.DELETE_SUBTREE: delete_subtree.run,
     JobKind.REINDEX_SUBTREE: reindex_subtree.run,
+    JobKind.SYNC_FOLDER: sync_folder.run,
+    JobKind.REFRESH_PAGES: refresh_pages.run,
 }
 
 # The outcomes of a run whose writes did not all land (see the module docstring).

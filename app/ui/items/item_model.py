@@ -216,6 +216,8 @@ class ItemTreeModel(QStandardItemModel):
         # rows whose sums changed since they were last written to their cells
         self._dirty: set[_Row | _Folder] = set()
         self._locale = QLocale()
+        # linked folders: item id -> (state for the Type cell, tooltip lines) (linked_folders.py)
+        self._sync: dict[str, tuple[str, str]] = {}
         self._set_headers()
 
     # -- feeding ---------------------------------------------------------------------------
@@ -265,6 +267,22 @@ class ItemTreeModel(QStandardItemModel):
         row = self._rows.get(item_id)
         if row is not None and row.cells[Column.STATUS].data(Role.RUN) != run:
             row.cells[Column.STATUS].setData(run, Role.RUN)
+
+    def set_sync_states(self, states: dict[str, tuple[str, str]]) -> None:
+        """Show linked folders' sync states (short text, tooltip) on their rows."""
+        if not shiboken6.isValid(self):
+            return
+        changed = {
+            k for k in states.keys() | self._sync.keys() if states.get(k) != self._sync.get(k)
+        }
+        self._sync = dict(states)
+        for item_id in changed:
+            row = self._rows.get(item_id)
+            if row is not None:
+                self._fill(row)
+
+    def is_linked(self, item_id: str) -> bool:
+        return item_id in self._sync
 
     # -- lookups ---------------------------------------------------------------------------
 
@@ -331,6 +349,9 @@ class ItemTreeModel(QStandardItemModel):
         else:
             chunks, size = item.chunk_count, item.size or 0
         kind = file_format(name) if item.type is ItemType.FILE else type_label(item.type)
+        sync = self._sync.get(item.id)
+        if sync is not None:
+            kind = sync[0]
         values: list[tuple[Column, int, object]] = [
             (Column.NAME, Qt.ItemDataRole.DisplayRole, name),
             (Column.NAME, Role.SORT, sort_key(name, folder=container, tie=item.id)),
@@ -345,6 +366,8 @@ class ItemTreeModel(QStandardItemModel):
             (Column.UPDATED, Role.SORT, item.updated_at),
         ]
         tooltip = self._tooltip(item, name)
+        if sync is not None:
+            tooltip = f"{tooltip}\n{sync[1]}"
         for column in Column:
             values.append((column, Qt.ItemDataRole.ToolTipRole, tooltip))
         live = self._live.get(item.id) if item.status in RUNNING_STATUSES else None

@@ -53,8 +53,10 @@ from app.ui.items.item_filter import ItemFilterProxy
 from app.ui.items.item_model import CONTAINERS, Column, ItemTreeModel, Role
 from app.ui.items.item_names import display_name
 from app.ui.items.item_view import ItemTreeView
+from app.ui.items.linked_folders import LinkedFolders
 from app.ui.items.note_editing import NoteEditor
 from app.ui.items.opening import containing_folder, open_or_explain
+from app.ui.items.page_refresh import PageRefresh
 from app.ui.items.status_delegate import StatusDelegate
 from app.ui.questions import ask_to_delete
 
@@ -92,6 +94,8 @@ class ItemsPanel(QWidget):
         self.adder = AddFlow(ctx, self)
         self.deletions = DeferredDeletes(ctx.notifier, self._delete_now, self)
         self.note_editor = NoteEditor(ctx, self)
+        self.linked = LinkedFolders(ctx, self.model, self._selected_one, self._on_queued, self)
+        self.page_refresh = PageRefresh(ctx, self._selected_one, self._on_queued, self)
         # Tests answer confirmations without a modal box.
         self.confirm: Callable[[str, str], bool] = self._confirm
         self._filter = QLineEdit(self)
@@ -113,6 +117,7 @@ class ItemsPanel(QWidget):
     def set_base(self, base: Base | None) -> None:
         self._base = base
         self.feed.set_base(base.id if base is not None else None)
+        self.linked.set_base(base.id if base is not None else None)
         self._update_banner()
         self.view.set_empty_hint(
             self.tr(
@@ -136,6 +141,9 @@ class ItemsPanel(QWidget):
         """The item of the one selected row (None: several rows, or a folder row)."""
         rows = self.view.selectionModel().selectedRows(Column.NAME)
         return self.model.item_at(self.proxy.mapToSource(rows[0])) if len(rows) == 1 else None
+
+    def _selected_one(self) -> Item | None:
+        return self.single_item() if self._base is not None else None
 
     def add_paths(self, paths: list[str]) -> None:
         if self._base is not None and paths:
@@ -210,8 +218,11 @@ class ItemsPanel(QWidget):
             self.add_url_action,
             self.add_sitemap_action,
             self.add_note_action,
+            self.linked.add_linked_action,
         ]
         self.item_actions = [
+            *self.linked.item_actions,
+            *self.page_refresh.item_actions,
             self.reindex_action,
             self.delete_action,
             self.edit_note_action,
@@ -311,6 +322,8 @@ class ItemsPanel(QWidget):
         self.show_folder_action.setEnabled(one is not None and one.type is not ItemType.URL)
         self.chunks_action.setEnabled(one is not None and one.chunk_count > 0)
         self.copy_error_action.setEnabled(one is not None and one.status is ItemStatus.FAILED)
+        self.linked.update(usable)
+        self.page_refresh.update(usable)
         movable = bool(items) and all(i.status in SETTLED_STATUSES for i in items)
         self.copy_to_action.setEnabled(movable)
         self.move_to_action.setEnabled(movable)
@@ -336,7 +349,11 @@ class ItemsPanel(QWidget):
         if self.selected_items():
             # "Edit note…" only where there is a note to edit
             menu.addActions(
-                [a for a in self.item_actions if a is not self.edit_note_action or a.isEnabled()]
+                [
+                    a
+                    for a in self.item_actions
+                    if a.isVisible() and (a is not self.edit_note_action or a.isEnabled())
+                ]
             )
             menu.addSeparator()
         menu.addActions(self.add_actions)

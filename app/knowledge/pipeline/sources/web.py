@@ -18,7 +18,7 @@ import email.utils
 import re
 import ssl
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from urllib.parse import urljoin, urlsplit, urlunsplit
@@ -108,6 +108,14 @@ class FetchedPage:
     content_type: str
     charset: str | None
     body: bytes
+    # The validators a later conditional fetch sends back (scheduled refresh).
+    etag: str | None = None
+    last_modified: str | None = None
+
+    @property
+    def not_modified(self) -> bool:
+        """A conditional fetch's answer that the page is as it was (HTTP 304, no body)."""
+        return self.status == 304
 
 
 def _failed(message: str, *, retryable: bool = False) -> FetchError:
@@ -309,8 +317,12 @@ def fetch_url(
     user_agent: str = DEFAULT_USER_AGENT,
     accept: Collection[str] = ACCEPTED_CONTENT_TYPES,
     cancelled: Callable[[], bool] | None = None,
+    validators: Mapping[str, str] | None = None,
 ) -> FetchedPage:
     """GET url, following redirects by hand so that every hop passes `check_url`.
+
+    `validators` (If-None-Match / If-Modified-Since) make it a conditional fetch: a 304
+    answer comes back as a page whose `not_modified` is true and whose body is empty.
 
     `limits` applies to an injected client too (timeouts are set per request). `accept` is
     the set of mime types let through; a response that declares no type is sniffed.
@@ -323,7 +335,9 @@ def fetch_url(
     active = client if client is not None else make_client(limits)
     try:
         with fetch_scope(deadline, cancelled):
-            return _follow(active, url, current, limits, deadline, user_agent, accept)
+            return _follow(
+                active, url, current, limits, deadline, user_agent, accept, validators or {}
+            )
     finally:
         if own_client:
             active.close()
@@ -337,10 +351,11 @@ def _follow(
     deadline: float,
     user_agent: str,
     accept: Collection[str],
+    validators: Mapping[str, str],
 ) -> FetchedPage:
     """Send, follow redirects, and read the final page."""
     for _hop in range(limits.max_redirects + 1):
-        response = _send(active, current, limits, deadline, user_agent)
+        response = _send(active, current, limits, deadline, user_agent, validators)
         try:
             location = response.headers.get("Location")
             if response.status_code in _REDIRECT_STATUSES and location is not None:
@@ -351,6 +366,8 @@ def _follow(
                         f"{_shorten(current)} redirected to a refused URL: {exc.message}"
                     ) from None
                 continue
+            if response.status_code == 304 and validators:
+                return _unchanged(response, url, current)
             return _page(response, url, current, limits, deadline, accept)
         finally:
             response.close()
@@ -372,9 +389,14 @@ def make_client(limits: FetchLimits = FetchLimits()) -> httpx.Client:
 
 
 def _send(
-    client: httpx.Client, url: str, limits: FetchLimits, deadline: float, user_agent: str
+    client: httpx.Client,
+    url: str,
+    limits: FetchLimits,
+    deadline: float,
+    user_agent: str,
+    validators: Mapping[str, str] | None = None,
 ) -> httpx.Response:
-    headers = {"User-Agent": user_agent, "Accept": _ACCEPT_HEADER}
+    headers = {"User-Agent": user_agent, "Accept": _ACCEPT_HEADER, **(validators or {})}
     timeout = _hop_timeout(limits, deadline, url)
     try:
         request = client.build_request("GET", url, headers=headers, timeout=timeout)
@@ -389,6 +411,19 @@ def _send(
         # httpx parses a redirect's Location even when not following it, so an unparsable
         # Location surfaces here rather than in check_url.
         raise _failed(f"{_shorten(url)} redirected to a refused URL: {exc}") from exc
+
+
+def _unchanged(response: httpx.Response, requested: str, final: str) -> FetchedPage:
+    return FetchedPage(
+        url=requested,
+        final_url=final,
+        status=304,
+        content_type="",
+        charset=None,
+        body=b"",
+        etag=response.headers.get("ETag"),
+        last_modified=response.headers.get("Last-Modified"),
+    )
 
 
 def _page(
@@ -430,4 +465,6 @@ def _page(
         content_type=content_type,
         charset=charset,
         body=body,
+        etag=response.headers.get("ETag"),
+        last_modified=response.headers.get("Last-Modified"),
     )
