@@ -162,3 +162,56 @@ def refresh_now(parts: EngineParts, base_id: str, item_id: str) -> None:
     if item.base_id != base_id or item.type not in (ItemType.URL, ItemType.SITEMAP):
         raise TroveError(ErrorCode.INVALID_ARGUMENT, "only a web page or sitemap refreshes")
     queue_refresh(parts, base_id, item_id)
+
+
+# -- copy and move between bases (portable/transfer.py moves items; links follow here) ------
+
+
+def check_movable(parts: EngineParts, base_id: str, item_ids: Sequence[str]) -> None:
+    """Refuse to move an item out of a linked folder: its file is still in the folder, so the
+    next sync would bring it back and the base would hold it twice over the two bases."""
+    linked = {link_row.item_id for link_row in parts.catalog.list_links(base_id)}
+    if not linked:
+        return
+    for item in parts.catalog.get_items(item_ids).values():
+        parent = item.parent_id
+        while parent is not None:
+            if parent in linked:
+                raise TroveError(
+                    ErrorCode.INVALID_ARGUMENT,
+                    f"{item.title!r} is in a linked folder, whose next sync would bring it "
+                    "back: copy it instead, or unlink the folder first",
+                )
+            parent = parts.catalog.require_item(parent).parent_id
+
+
+def links_of(
+    parts: EngineParts, base_id: str, item_ids: Sequence[str]
+) -> list[tuple[LinkedFolder, str]]:
+    """The links of those items that are linked folders, with each folder's source."""
+    wanted = set(item_ids)
+    rows = [row for row in parts.catalog.list_links(base_id) if row.item_id in wanted]
+    items = parts.catalog.get_items([row.item_id for row in rows])
+    return [(row, items[row.item_id].source) for row in rows if row.item_id in items]
+
+
+def carry_links(
+    parts: EngineParts,
+    moved: Sequence[tuple[LinkedFolder, str]],
+    target_id: str,
+    copied: Sequence[str],
+) -> list[LinkedFolder]:
+    """Link the moved copies of linked folders in the target, with the same ignore rules.
+
+    The copies hold the same files, so their first sync only looks (hashes match) and embeds
+    nothing."""
+    if not moved:
+        return []
+    copies = parts.catalog.get_items(copied).values()
+    by_source = {i.source: i for i in copies if i.parent_id is None}
+    carried: list[LinkedFolder] = []
+    for link_row, source in moved:
+        new = by_source.get(source)
+        if new is not None:
+            carried.append(link(parts, target_id, new.id, link_row.ignore_patterns))
+    return carried

@@ -391,8 +391,17 @@ class KnowledgeService:
         """Copy items (with everything inside them) into another base, their vectors too
         when both bases use the same embedding model; `move` then deletes the originals."""
         self._require_writable()
+        moved_links: list[tuple[LinkedFolder, str]] = []
+        if move:
+            linked_folders.check_movable(self.parts, base_id, item_ids)
+            moved_links = linked_folders.links_of(self.parts, base_id, item_ids)
         with _cancellable():
-            return transfer.copy_items(self.parts, base_id, item_ids, target_id, move=move)
+            report = transfer.copy_items(self.parts, base_id, item_ids, target_id, move=move)
+        # A moved linked folder stays linked in its new base.
+        carried = linked_folders.carry_links(self.parts, moved_links, target_id, report.copied)
+        if carried and self._watch is not None:
+            self._watch.refresh()
+        return report
 
     def run_pending_jobs(
         self, base_id: str | None = None, progress: ProgressCallback | None = None
