@@ -13,7 +13,9 @@ Scenes (PNG files in --out, suffixed with the language):
 - live-drop-LANG.png: the item tree after a mixed drop (Markdown, text, HTML, Word, PDF, a
   damaged PDF and an empty file) with the failure notices;
 - live-search-all-LANG.png: one query over every base, results naming their base;
-- live-dark-LANG.png: the same window in a dark palette.
+- live-dark-LANG.png: the same window in a dark palette;
+- live-linked-LANG.png: a linked folder after another process wrote, edited and deleted files
+  in it while the window watched (no sync asked for).
 It also prints one JSON line: the drop action the drag source saw (must be "copy"), the
 window width before and after the notices (must not change), the item states.
 """
@@ -227,6 +229,7 @@ def run(out: Path, lang: str, keep: bool) -> dict[str, object]:
         main = desk.window("Trove")
         search_scene(desk, main, out / f"live-dark-{lang}.png")
         stop(app)
+        report.update(linked_scene(desk, home, work / "field-notes", lang, out))
     if not keep:
         shutil.rmtree(work, ignore_errors=True)
     return report
@@ -295,6 +298,46 @@ def search_scene(desk: Desktop, main: str, picture: Path) -> dict[str, object]:
     time.sleep(2.5)  # the search runs off the GUI thread; the results paint
     desk.capture(picture, main)
     return {"search": "tomatoes"}
+
+
+def linked_scene(
+    desk: Desktop, home: Path, folder: Path, lang: str, out: Path
+) -> dict[str, object]:
+    """A linked folder the window watches: files written, edited and deleted by another
+    process show up without anyone asking for a sync."""
+    folder.mkdir(parents=True)
+    (folder / "beds.md").write_text("# Beds\n\nRaised beds drain well.\n", encoding="utf-8")
+    (folder / "old-plan.md").write_text("# Old plan\n\nPeas by the fence.\n", encoding="utf-8")
+    added = trove(home, "add", "--link", "Garden", str(folder))
+    if added.returncode != 0:
+        raise RuntimeError(added.stderr)
+    app = start_trove(desk, home, lang)
+    main = desk.window("Trove")
+    time.sleep(2.0)  # the watch starts with the window
+    started = time.monotonic()
+    (folder / "greenhouse.md").write_text(
+        "# Greenhouse\n\nOpen the greenhouse vents on sunny mornings.\n", encoding="utf-8"
+    )
+    (folder / "beds.md").write_text(
+        "# Beds\n\nRaised beds drain well; mulch them with straw.\n", encoding="utf-8"
+    )
+    (folder / "old-plan.md").unlink()
+
+    def caught_up() -> bool:
+        states = item_states(home, "Garden")
+        return states.get("Greenhouse") == "completed" and "Old plan" not in states
+
+    wait_for(caught_up, 60, "the watched folder's changes to be synced")
+    seconds = round(time.monotonic() - started, 2)
+    time.sleep(1.5)  # the folder row repaints its sync state
+    desk.capture(out / f"live-linked-{lang}.png", main)
+    found = trove(home, "search", "Garden", "straw mulch", "--json")
+    stop(app)
+    hits = json.loads(found.stdout).get("results", []) if found.returncode == 0 else []
+    return {
+        "watch_sync_seconds": seconds,
+        "edited_found": any("straw" in str(r.get("text", "")) for r in hits),
+    }
 
 
 def main() -> int:

@@ -240,6 +240,8 @@ class ItemsPanel(QWidget):
         header = self.view.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(Column.NAME, QHeaderView.ResizeMode.Stretch)
+        # Wide enough for a linked folder's state ("Linked · watching") beside the formats.
+        header.resizeSection(Column.TYPE, 150)
         header.resizeSection(Column.STATUS, 190)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
