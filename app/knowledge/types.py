@@ -117,6 +117,10 @@ class ErrorCode(StrEnum):
     CATALOG_DAMAGED = "CATALOG_DAMAGED"
     # An added source the base already has (AddReport.skipped; never an item's error).
     ALREADY_IN_BASE = "ALREADY_IN_BASE"
+    # Text recognition (OCR) of scanned pages and pictures.
+    OCR_UNAVAILABLE = "OCR_UNAVAILABLE"  # the `ocr` extra is not installed
+    IMAGE_TOO_LARGE = "IMAGE_TOO_LARGE"  # an image bomb: more pixels than Trove decodes
+    OCR_FAILED = "OCR_FAILED"  # the recognition worker crashed or ran out of memory
 
 
 class ErrorReason(StrEnum):
@@ -187,6 +191,22 @@ DEFAULT_DOCUMENT_COUNT = 10
 DEFAULT_CHUNK_SIZE = 512
 DEFAULT_CHUNK_OVERLAP = 64
 
+# What the OCR models bundled with the `ocr` extra read (PP-OCR's Chinese model reads
+# English too); a base may narrow it, not widen it.
+OCR_LANGUAGES = ("ch", "en")
+DEFAULT_OCR_MAX_PAGES = 100
+
+
+@dataclass(frozen=True, slots=True)
+class OcrSettings:
+    """A base's text recognition of scanned pages and pictures.
+
+    `enabled` None: on when the `ocr` extra is installed (the default)."""
+
+    enabled: bool | None = None
+    languages: tuple[str, ...] = OCR_LANGUAGES
+    max_pages: int = DEFAULT_OCR_MAX_PAGES
+
 
 @dataclass(frozen=True, slots=True)
 class Base:
@@ -205,6 +225,7 @@ class Base:
     updated_at: float
     # The person allows agent tools (kb_manage) to add, delete and refresh items.
     agent_writes: bool = False
+    ocr: OcrSettings = field(default_factory=OcrSettings)
 
     @property
     def has_vectors(self) -> bool:
@@ -268,6 +289,8 @@ class SearchResult:
     char_end: int
     text: str
     page: int | None = None
+    # The chunk's text was recognised from a scanned page or a picture (OCR).
+    ocr: bool = False
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -281,6 +304,7 @@ class SearchResult:
             "charStart": self.char_start,
             "charEnd": self.char_end,
             "page": self.page,
+            "ocr": self.ocr,
             "text": self.text,
         }
 
@@ -461,6 +485,7 @@ class StoredChunk:
     page: int | None
     relative_path: str
     title: str
+    ocr: bool = False
 
 
 class BaseSettings(TypedDict, total=False):
@@ -472,6 +497,9 @@ class BaseSettings(TypedDict, total=False):
     threshold: float | None
     chunk_size: int
     chunk_overlap: int
+    ocr_enabled: bool | None
+    ocr_languages: tuple[str, ...]
+    ocr_max_pages: int
 
 
 class BaseChanges(TypedDict, total=False):
@@ -484,3 +512,6 @@ class BaseChanges(TypedDict, total=False):
     threshold: float | None
     chunk_size: int
     chunk_overlap: int
+    ocr_enabled: bool | None
+    ocr_languages: tuple[str, ...]
+    ocr_max_pages: int
