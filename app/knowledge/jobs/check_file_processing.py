@@ -4,7 +4,7 @@ index-documents submits the pages without a text layer to a recognition worker a
 this job. Each run looks at the worker's folder once and either queues the indexing of the
 document with its recognised pages, fails the item with the worker's reason, starts the
 worker again (its Trove died: it resumes after the pages already read), or asks to be run
-again a little later (backing off from 0.5 s to 3 s). The item shows phase `waiting` with
+again a little later (backing off from 0.25 s to 2 s). The item shows phase `waiting` with
 the share of pages read, and holds the page count in its options ("3/12 pages").
 """
 
@@ -19,8 +19,8 @@ from app.knowledge.jobs.queue import queue_recognised_index
 from app.knowledge.ocr import tasks as ocr_tasks
 from app.knowledge.types import ErrorCode, ItemPhase, ItemStatus
 
-POLL_INITIAL_S = 0.5
-POLL_MAX_S = 3.0
+POLL_INITIAL_S = 0.25
+POLL_MAX_S = 2.0
 # Workers started for one document before it fails: a page that kills the worker (out of
 # memory, a crashing renderer) would otherwise be tried for ever.
 MAX_STARTS = 3

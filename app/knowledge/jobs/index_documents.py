@@ -284,7 +284,7 @@ def run(ctx: JobContext, job: Job) -> None:
 
 
 # The first poll of a recognition; later polls back off (check_file_processing.py).
-FIRST_POLL_S = 0.5
+FIRST_POLL_S = 0.25
 
 
 def _submit_recognition(
