@@ -59,14 +59,17 @@ def letter_count(text: str) -> int:
     return sum(1 for ch in text if ch.isalnum())
 
 
+def letters_per_square_inch(text: str, width_pt: float, height_pt: float) -> float:
+    square_inches = max(1.0, abs(width_pt * height_pt)) / _POINTS_PER_INCH**2
+    return letter_count(text) / square_inches
+
+
 def text_layer_unusable(text: str, width_pt: float, height_pt: float) -> bool:
     """True when a page's text layer is too sparse or too garbled to stand for the page."""
-    letters = letter_count(text)
     visible = sum(1 for ch in text if not ch.isspace())
-    if visible and letters < MIN_LETTER_SHARE * visible:
+    if visible and letter_count(text) < MIN_LETTER_SHARE * visible:
         return True
-    square_inches = max(1.0, abs(width_pt * height_pt)) / _POINTS_PER_INCH**2
-    return letters / square_inches < MIN_LETTERS_PER_SQUARE_INCH
+    return letters_per_square_inch(text, width_pt, height_pt) < MIN_LETTERS_PER_SQUARE_INCH
 
 
 def _page_size(page: Any) -> tuple[float, float]:
