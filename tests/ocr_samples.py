@@ -50,8 +50,11 @@ class Line:
     cjk: bool = False
 
 
-def page_image(lines: Sequence[Line], *, size: tuple[int, int] = (1240, 1754)) -> Any:
-    """A white page (A4 at 150 dpi by default) with the lines drawn in black, 36 px high."""
+def page_image(
+    lines: Sequence[Line], *, size: tuple[int, int] = (1240, 1754), font_px: int = 36
+) -> Any:
+    """A white page (A4 at 150 dpi by default) with the lines drawn in black (36 px: 17-point
+    type at 150 dpi)."""
     from PIL import Image, ImageDraw, ImageFont
 
     image = Image.new("L", size, 255)
@@ -59,9 +62,9 @@ def page_image(lines: Sequence[Line], *, size: tuple[int, int] = (1240, 1754)) -
     y = 120
     for line in lines:
         font_path = cjk_font() if line.cjk else LATIN_FONTS[0]
-        font = ImageFont.truetype(font_path or LATIN_FONTS[0], 36)
+        font = ImageFont.truetype(font_path or LATIN_FONTS[0], font_px)
         draw.text((100, y), line.text, font=font, fill=0)
-        y += 70
+        y += font_px * 2
     return image
 
 
