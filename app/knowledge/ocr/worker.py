@@ -3,8 +3,8 @@
 Started by `ocr.tasks.start` (multiprocessing, spawn), it reads its request from its work
 folder, appends each page's text to the pages file as soon as it is read, and ends with a
 result file. Like the document readers it leaves with its parent, runs at low priority and
-within an address-space limit (POSIX; on Windows there is no such limit and a runaway page
-is stopped by the memory check of the job executor instead). Pages already in the pages
+within an address-space limit (Linux; on macOS and Windows there is no such limit and a
+runaway page is stopped by the memory check of the job executor instead). Pages already in the pages
 file are skipped, so a worker started again after a crash resumes where the last one was.
 """
 
@@ -15,7 +15,6 @@ import os
 import time
 from pathlib import Path
 
-from app.knowledge.ocr.page_images import page_images
 from app.knowledge.pipeline.readers.errors import ReaderError
 from app.knowledge.pipeline.recognised_pages import append_page, read_pages
 from app.knowledge.process_identity import current_owner
@@ -30,11 +29,17 @@ WORKER = "worker.json"
 # The models take ~0.6 GB resident and onnxruntime reserves more address space than that;
 # a page that needs more than this is a pathological one.
 OCR_MEMORY_LIMIT = 3 * 1024**3
+# Below the reader workers (niceness 5 + this): a page keeps a core busy for seconds, and
+# the window and the readers of other documents come first.
+EXTRA_NICENESS = 5
 
 
 def run(workdir: str, memory_limit: int, parent_owner: str) -> None:
-    """The worker's whole life (the multiprocessing target)."""
+    """The worker's whole life (the multiprocessing target). This module imports little:
+    what a spawned worker imports before it lowers its priority competes with the window."""
     init_worker(memory_limit, parent_owner)
+    if hasattr(os, "nice"):
+        os.nice(EXTRA_NICENESS)
     folder = Path(workdir)
     write_json(folder / WORKER, {"owner": current_owner(), "started": time.time()})
     try:
@@ -54,6 +59,7 @@ OUT_OF_MEMORY = "recognising text on this page needed more memory than allowed"
 
 
 def _recognise(folder: Path, request: dict[str, object]) -> None:
+    from app.knowledge.ocr.page_images import page_images
     from app.knowledge.ocr.recognizer import Recognizer
 
     pages = [int(p) for p in request["pages"]]  # type: ignore[attr-defined]
