@@ -117,6 +117,7 @@ def test_pictures_scans_and_mixed_pdfs_are_found_by_their_words(
         # Offsets stay exact: the hit is where it says in the material, page by page.
         assert _material(svc, base.id, top.concept_id)[top.char_start : top.char_end] == top.text
         assert top.to_json()["ocr"] is recognised
+    assert svc.doctor(base.id).clean  # the index agrees with the catalog
     # The work folders are gone once the documents are indexed.
     assert not (svc.layout.base_dir(base.id) / ocr_tasks.OCR_DIR).exists() or not any(
         (svc.layout.base_dir(base.id) / ocr_tasks.OCR_DIR).iterdir()
@@ -230,6 +231,7 @@ def test_deleting_a_document_mid_recognition_kills_its_worker(
     assert svc.find_item(item.id) is None
     assert not folder.exists()
     assert not svc.search(base.id, "page").results
+    assert svc.doctor(base.id).clean
 
 
 def test_a_worker_that_dies_is_started_again_and_resumes(
