@@ -75,3 +75,15 @@ def test_pictures_are_items_and_checked_before_recognition(tmp_path: Path) -> No
     with pytest.raises(ReaderError) as caught:
         read_document(bad)
     assert caught.value.code == ErrorCode.READ_FAILED
+
+
+def test_agent_hits_say_when_their_text_was_recognised() -> None:
+    from app.agent.views import hit_json
+    from app.knowledge.types import Base, BaseStatus, ItemType, ScoreKind, SearchResult
+
+    base = Base("b", "Scans", None, None, None, 10, None, 512, 64, BaseStatus.COMPLETED, None, 0, 0)
+    scanned = SearchResult(1, 1.0, ScoreKind.RANKING, "i", "/s.pdf", "S", "s.pdf.md", 0, 5, "heron",
+                           page=2, ocr=True)  # fmt: skip
+    assert hit_json(1, base, scanned, ItemType.FILE)["ocr"] is True
+    digital = SearchResult(1, 1.0, ScoreKind.RANKING, "i", "/d.pdf", "D", "d.pdf.md", 0, 5, "heron")
+    assert "ocr" not in hit_json(1, base, digital, ItemType.FILE)
