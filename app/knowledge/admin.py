@@ -15,6 +15,7 @@ from app.knowledge.engine import EngineParts
 from app.knowledge.ingestion import check_settled, start_again
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.material_paths import CONTAINER_TYPES
+from app.knowledge.ocr import tasks as ocr_tasks
 from app.knowledge.ocr.settings import checked_ocr_settings
 from app.knowledge.provider_errors import provider_failure
 from app.knowledge.source_check import SourceCheck
@@ -189,6 +190,7 @@ def delete_base(parts: EngineParts, base_id: str) -> None:
     """Remove a base: its index, its materials and its rows."""
     parts.catalog.require_base(base_id)
     with parts.mutex.lock(base_id):
+        ocr_tasks.discard_base(parts.layout, base_id)  # its workers would write into nothing
         parts.stores.close(base_id)
         shutil.rmtree(parts.layout.base_dir(base_id), ignore_errors=True)
         parts.catalog.delete_base_row(base_id)

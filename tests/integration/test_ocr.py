@@ -211,7 +211,7 @@ def _gone(pid: int) -> bool:
         return True
 
 
-def test_deleting_a_document_mid_recognition_kills_its_worker(
+def test_deleting_a_document_or_its_base_mid_recognition_kills_the_worker(
     svc: KnowledgeService, tmp_path: Path
 ) -> None:
     require_ocr()
@@ -232,6 +232,13 @@ def test_deleting_a_document_mid_recognition_kills_its_worker(
     assert not folder.exists()
     assert not svc.search(base.id, "page").results
     assert svc.doctor(base.id).clean
+    # Deleting the whole base stops its recognitions too.
+    (again,) = svc.add(base.id, [scan]).added
+    _run_one(svc, JobKind.INDEX_DOCUMENTS)
+    pid = _worker_pid(ocr_tasks.work_dir(svc.layout, base.id, again.id))
+    svc.delete_base(base.id)
+    _wait_for(lambda: _gone(pid), timeout=5)
+    assert not svc.layout.base_dir(base.id).exists()
 
 
 def test_a_worker_that_dies_is_started_again_and_resumes(

@@ -169,10 +169,11 @@ def discard(folder: Path) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def discard_all(layout: DataLayout, base_id: str, item_ids: list[str]) -> None:
-    for item_id in item_ids:
-        folder = work_dir(layout, base_id, item_id)
-        if folder.exists():
+def discard_base(layout: DataLayout, base_id: str) -> None:
+    """Stop every recognition of a base (the base is being deleted)."""
+    root = layout.base_dir(base_id) / OCR_DIR
+    if root.is_dir():
+        for folder in root.iterdir():
             discard(folder)
 
 
