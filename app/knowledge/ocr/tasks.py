@@ -29,14 +29,23 @@ from app.knowledge.process_identity import current_owner, owner_alive
 log = logging.getLogger(__name__)
 
 OCR_DIR = ".trove/ocr"
-# Recognition workers one Trove process runs at once. Each holds ~0.6 GB of models and
-# keeps a core busy: more would take the machine from the window and the readers; the
-# other documents wait their turn (their check jobs start them when a worker ends).
-MAX_WORKERS = 1
 # A worker that has not written its identity this long after it was started is not coming.
 START_GRACE_S = 60.0
 
-_live: dict[str, BaseProcess] = {}
+
+@dataclass(slots=True)
+class _Server:
+    """This process's recognition worker: it keeps its models loaded between documents
+    and takes one work folder at a time from `inbox`. One per Trove process: the models
+    take ~0.6 GB and a page keeps a core busy for seconds, so other documents wait their
+    turn (their check jobs hand them over when the worker is free)."""
+
+    process: BaseProcess
+    inbox: Any  # a multiprocessing queue of work folders
+    folder: str | None = None  # the folder it was last given
+
+
+_server: _Server | None = None
 _lock = threading.Lock()
 
 
@@ -73,17 +82,15 @@ def submit(folder: Path, source: Path, pages: list[int], languages: tuple[str, .
 
 
 def start_if_free(folder: Path) -> bool:
-    """Start a worker on the folder's request (again: pages already read are kept) when
-    this process runs fewer than MAX_WORKERS; False when it must wait its turn."""
+    """Hand the folder's request to this process's worker (again: pages already read are
+    kept), starting the worker if it is not running; False while it works on another."""
+    global _server
     request = _read_json(folder / worker.REQUEST)
     if request is None:
         raise FileNotFoundError(folder / worker.REQUEST)
     with _lock:
-        for key, process in list(_live.items()):
-            if not process.is_alive():
-                process.join(0)
-                del _live[key]
-        if len(_live) >= MAX_WORKERS:
+        server = _live_server()
+        if server is not None and _busy(server):
             return False
         request["starts"] = int(request.get("starts", 0)) + 1
         request["starter"] = current_owner()
@@ -91,20 +98,43 @@ def start_if_free(folder: Path) -> bool:
         (folder / worker.RESULT).unlink(missing_ok=True)
         (folder / worker.WORKER).unlink(missing_ok=True)
         worker.write_json(folder / worker.REQUEST, request)
-        _live[str(folder)] = _spawn(folder)
+        if server is None:
+            server = _server = _spawn()
+        server.folder = str(folder)
+        server.inbox.put(str(folder))
     return True
 
 
-def _spawn(folder: Path) -> BaseProcess:
+def _live_server() -> _Server | None:
+    """This process's worker, when it is still alive (the lock is held)."""
+    global _server
+    if _server is not None and not _server.process.is_alive():
+        _server.process.join(0)  # reap it
+        _server = None
+    return _server
+
+
+def _busy(server: _Server) -> bool:
+    """Whether the worker is still on its folder (no result yet, folder not deleted)."""
+    if server.folder is None:
+        return False
+    folder = Path(server.folder)
+    return folder.is_dir() and not (folder / worker.RESULT).exists()
+
+
+def _spawn() -> _Server:
     # spawn, not fork: forking a process that runs Qt and SQLite threads is unsafe.
-    process = multiprocessing.get_context("spawn").Process(
-        target=worker.run,
-        args=(str(folder), worker.OCR_MEMORY_LIMIT, current_owner()),
+    context = multiprocessing.get_context("spawn")
+    inbox = context.Queue()
+    inbox.cancel_join_thread()  # a dead worker must never hold up this process's exit
+    process = context.Process(
+        target=worker.serve,
+        args=(inbox, worker.OCR_MEMORY_LIMIT, current_owner()),
         name="trove-ocr",
         daemon=True,  # ends with a Trove that exits normally; a killed one: see worker.py
     )
     process.start()
-    return process
+    return _Server(process, inbox)
 
 
 def state(folder: Path) -> OcrState | None:
@@ -129,31 +159,36 @@ def state(folder: Path) -> OcrState | None:
 
 
 def _running(folder: Path, request: dict[str, Any]) -> bool:
+    """Whether a worker is on the folder (its result not written yet: the caller checked)."""
     with _lock:
-        process = _live.get(str(folder))
-        if process is not None and not process.is_alive():
-            process.join(0)  # reap it
-            del _live[str(folder)]
-            return False
-    if process is not None:
-        return True
+        server = _live_server()
+        if server is not None and server.folder == str(folder):
+            return True
+        own_pid = server.process.pid if server is not None else None
     if not request.get("starts"):
         return False
     identity = _read_json(folder / worker.WORKER)
     if identity is not None:
-        return owner_alive(str(identity.get("owner")))
+        owner = str(identity.get("owner"))
+        # This process's worker named there has moved on: it left the folder unfinished.
+        return owner.partition(":")[0] != str(own_pid) and owner_alive(owner)
     # Started by another process that may still be spawning it.
     recent = time.time() - float(request.get("started_at", 0.0)) < START_GRACE_S
     return recent and owner_alive(str(request.get("starter")))
 
 
 def stop(folder: Path) -> None:
-    """Kill the folder's worker, wherever it runs (delete and cancel mid-recognition)."""
+    """Kill the folder's worker, wherever it runs (delete and cancel mid-recognition); a
+    worker that finished the folder and moved on is left alone."""
+    global _server
     with _lock:
-        process = _live.pop(str(folder), None)
-    if process is not None:
-        process.kill()
-        process.join(5)
+        server = _live_server()
+        if server is not None and server.folder == str(folder) and _busy(server):
+            server.process.kill()
+            server.process.join(5)
+            _server = None
+    if (folder / worker.RESULT).exists():
+        return
     identity = _read_json(folder / worker.WORKER)
     owner = str(identity.get("owner")) if identity else ""
     if owner_alive(owner):
