@@ -406,6 +406,10 @@ Create a knowledge base, then drop documents onto it.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Recognising text {0}/{1} pages</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>File</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1868,6 +1872,18 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Recognise text in scanned PDF pages and pictures (OCR)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chinese</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>English</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source> tokens</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1897,6 +1913,30 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     </message>
     <message>
         <source>Chunk overlap:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> pages</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Most pages of one document whose text is recognised.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Recognise:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>At most:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pages without a usable text layer and pictures are read by the OCR models installed with Trove, a page at a time, in a background process.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Text recognition is not installed: scans and pictures cannot be read. Install Trove with its OCR component to turn it on.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2022,6 +2062,14 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     </message>
     <message>
         <source>page {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>OCR</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>text recognised from a scan or picture</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2312,6 +2360,18 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Text recognition (OCR) is not installed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The picture is too large</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Text recognition failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>The file could not be read</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2505,6 +2565,18 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     </message>
     <message>
         <source>The source is larger than Trove indexes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reading text from scans and pictures needs Trove&apos;s OCR component. Install Trove with it (the “ocr” extra), then reindex.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The picture has more pixels than Trove reads (it may be an image bomb). Scale it down, then add it again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Text could not be recognised on this document&apos;s pages (the recognition process stopped or ran out of memory). Reindex to try again.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

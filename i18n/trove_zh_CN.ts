@@ -399,6 +399,10 @@ Create a knowledge base, then drop documents onto it.</source>
         <translation>等待中</translation>
     </message>
     <message>
+        <source>Recognising text {0}/{1} pages</source>
+        <translation>正在识别文字 {0}/{1} 页</translation>
+    </message>
+    <message>
         <source>File</source>
         <translation>文件</translation>
     </message>
@@ -1846,6 +1850,18 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation>全文检索按这么多词元的段落排序。使用嵌入模型时，段落还会切成模型能完整读取的分块。修改只作用于保存后添加或重新索引的内容。</translation>
     </message>
     <message>
+        <source>Recognise text in scanned PDF pages and pictures (OCR)</source>
+        <translation>识别扫描 PDF 页面和图片中的文字（OCR）</translation>
+    </message>
+    <message>
+        <source>Chinese</source>
+        <translation>中文</translation>
+    </message>
+    <message>
+        <source>English</source>
+        <translation>英文</translation>
+    </message>
+    <message>
         <source> tokens</source>
         <translation> 词元</translation>
     </message>
@@ -1876,6 +1892,30 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     <message>
         <source>Chunk overlap:</source>
         <translation>分块重叠：</translation>
+    </message>
+    <message>
+        <source> pages</source>
+        <translation> 页</translation>
+    </message>
+    <message>
+        <source>Most pages of one document whose text is recognised.</source>
+        <translation>每个文档最多识别文字的页数。</translation>
+    </message>
+    <message>
+        <source>Recognise:</source>
+        <translation>识别语言：</translation>
+    </message>
+    <message>
+        <source>At most:</source>
+        <translation>最多：</translation>
+    </message>
+    <message>
+        <source>Pages without a usable text layer and pictures are read by the OCR models installed with Trove, a page at a time, in a background process.</source>
+        <translation>没有可用文字层的页面和图片，由随 Trove 安装的 OCR 模型在后台进程中逐页识别。</translation>
+    </message>
+    <message>
+        <source>Text recognition is not installed: scans and pictures cannot be read. Install Trove with its OCR component to turn it on.</source>
+        <translation>未安装文字识别：无法读取扫描件和图片。请安装带 OCR 组件的 Trove 后开启。</translation>
     </message>
     <message>
         <source>Download a model</source>
@@ -1996,6 +2036,14 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     <message>
         <source>page {0}</source>
         <translation>第 {0} 页</translation>
+    </message>
+    <message>
+        <source>OCR</source>
+        <translation>OCR</translation>
+    </message>
+    <message>
+        <source>text recognised from a scan or picture</source>
+        <translation>从扫描件或图片中识别的文字</translation>
     </message>
     <message>
         <source>in {0}</source>
@@ -2282,6 +2330,18 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation>文件过大</translation>
     </message>
     <message>
+        <source>Text recognition (OCR) is not installed</source>
+        <translation>未安装文字识别（OCR）</translation>
+    </message>
+    <message>
+        <source>The picture is too large</source>
+        <translation>图片过大</translation>
+    </message>
+    <message>
+        <source>Text recognition failed</source>
+        <translation>文字识别失败</translation>
+    </message>
+    <message>
         <source>The file could not be read</source>
         <translation>无法读取文件</translation>
     </message>
@@ -2476,6 +2536,18 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     <message>
         <source>The source is larger than Trove indexes.</source>
         <translation>此来源超出了 Trove 可索引的大小。</translation>
+    </message>
+    <message>
+        <source>Reading text from scans and pictures needs Trove&apos;s OCR component. Install Trove with it (the “ocr” extra), then reindex.</source>
+        <translation>读取扫描件和图片中的文字需要 Trove 的 OCR 组件。请安装它（“ocr”扩展）后重新索引。</translation>
+    </message>
+    <message>
+        <source>The picture has more pixels than Trove reads (it may be an image bomb). Scale it down, then add it again.</source>
+        <translation>图片的像素超过 Trove 可读取的上限（可能是图片炸弹）。请缩小后重新添加。</translation>
+    </message>
+    <message>
+        <source>Text could not be recognised on this document&apos;s pages (the recognition process stopped or ran out of memory). Reindex to try again.</source>
+        <translation>无法识别此文档页面上的文字（识别进程中止或内存不足）。请重新索引以重试。</translation>
     </message>
     <message>
         <source>The file may be damaged, encrypted or not a text document. Check it, then reindex.</source>

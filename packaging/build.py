@@ -1,7 +1,7 @@
 """Build the Trove installers: `python packaging/build.py` from the repository root.
 
 1. A clean virtual environment (build/venv-packaging, made anew unless --reuse-venv) with the
-   project and its runtime extras installed: `pip install ".[local,packaging]"`. PySide6 is
+   project and its runtime extras installed: `pip install ".[local,ocr,packaging]"`. PySide6 is
    the only Qt binding in it (checked).
 2. Icons rendered from resources/icons/trove.svg into build/icons (png, .ico, .icns).
 3. PyInstaller with packaging/trove.spec -> dist/Trove/ (one folder; dist/Trove.app on macOS);
@@ -224,7 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--reuse-venv", action="store_true", help="keep an existing venv (faster, less clean)"
     )
     parser.add_argument(
-        "--extras", default="local,packaging", help="project extras to install (%(default)s)"
+        "--extras", default="local,ocr,packaging", help="project extras to install (%(default)s)"
     )
     parser.add_argument("--onefile", action="store_true", help="also build the portable file")
     args = parser.parse_args(argv)

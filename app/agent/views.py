@@ -39,6 +39,8 @@ def hit_json(
     }
     if result.page is not None:
         hit["page"] = result.page
+    if result.ocr:
+        hit["ocr"] = True  # recognised from a scan or picture: may hold misread characters
     if item_type is not ItemType.NOTE:
         hit["source"] = result.source
     return hit

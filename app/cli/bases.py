@@ -4,9 +4,22 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from app.cli.output import EXIT_OK, EXIT_USAGE, base_json, print_json, table
 from app.knowledge.service import KnowledgeService
+
+
+def ocr_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The OCR settings given on the command line (what is left out is not changed)."""
+    options: dict[str, Any] = {}
+    if args.ocr is not None:
+        options["ocr_enabled"] = args.ocr == "on"
+    if args.ocr_languages is not None:
+        options["ocr_languages"] = tuple(args.ocr_languages.split(","))
+    if args.ocr_max_pages is not None:
+        options["ocr_max_pages"] = args.ocr_max_pages
+    return options
 
 
 def cmd_base_create(svc: KnowledgeService, args: argparse.Namespace) -> int:
@@ -18,6 +31,7 @@ def cmd_base_create(svc: KnowledgeService, args: argparse.Namespace) -> int:
         threshold=args.threshold,
         chunk_size=args.chunk_size,
         chunk_overlap=args.chunk_overlap,
+        **ocr_options(args),
     )
     if args.json:
         print_json(base_json(base))
@@ -50,12 +64,22 @@ def cmd_base_list(svc: KnowledgeService, args: argparse.Namespace) -> int:
 
 def cmd_base_set(svc: KnowledgeService, args: argparse.Namespace) -> int:
     base = svc.resolve_base(args.base)
-    if args.agent_writes is None:
-        print("error: nothing to set; e.g. --agent-writes on", file=sys.stderr)
+    ocr = ocr_options(args)
+    if args.agent_writes is None and not ocr:
+        print("error: nothing to set; e.g. --agent-writes on or --ocr off", file=sys.stderr)
         return EXIT_USAGE
-    base = svc.set_agent_writes(base.id, args.agent_writes == "on")
-    state = "on" if base.agent_writes else "off"
-    print(f"agent writes {state} for knowledge base {base.name!r} ({base.id})", file=sys.stderr)
+    if args.agent_writes is not None:
+        base = svc.set_agent_writes(base.id, args.agent_writes == "on")
+        state = "on" if base.agent_writes else "off"
+        print(f"agent writes {state} for knowledge base {base.name!r} ({base.id})", file=sys.stderr)
+    if ocr:
+        base = svc.update_base(base.id, **ocr)
+        on = "on" if svc.ocr_on(base) else "off"
+        print(
+            f"OCR {on} for knowledge base {base.name!r} ({base.id}): languages "
+            f"{','.join(base.ocr.languages)}, at most {base.ocr.max_pages} pages per document",
+            file=sys.stderr,
+        )
     return EXIT_OK
 
 

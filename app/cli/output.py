@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from app.knowledge.ocr.settings import ocr_on
 from app.knowledge.types import (
     Base,
     Item,
@@ -60,6 +61,11 @@ def base_json(base: Base) -> dict[str, Any]:
         "chunkOverlap": base.chunk_overlap,
         "status": str(base.status),
         "statusReason": base.status_reason,
+        "ocr": {
+            "enabled": ocr_on(base.ocr),
+            "languages": list(base.ocr.languages),
+            "maxPages": base.ocr.max_pages,
+        },
     }
 
 

@@ -96,6 +96,7 @@ def _add_base_commands(commands: Subcommands) -> None:
     create.add_argument(
         "--threshold", type=float, help="minimum relevance score (0..1) for reranked results"
     )
+    _add_ocr_options(create)
     create.add_argument("--json", action="store_true")
     create.set_defaults(func=cmd_base_create)
     bdelete = base_cmds.add_parser("delete", help="delete a knowledge base and all its files")
@@ -108,6 +109,7 @@ def _add_base_commands(commands: Subcommands) -> None:
         choices=["on", "off"],
         help="let agent tools (trove mcp: kb_manage) add, delete and refresh items",
     )
+    _add_ocr_options(bset)
     bset.set_defaults(func=cmd_base_set)
     blist = base_cmds.add_parser("list", help="list knowledge bases")
     blist.add_argument("--json", action="store_true")
@@ -131,6 +133,26 @@ def _add_portable_base_commands(base_cmds: Subcommands) -> None:
     bimport.add_argument("--name", help="the new base's name (default: the exported name)")
     bimport.add_argument("--json", action="store_true")
     bimport.set_defaults(func=cmd_base_import)
+
+
+def _add_ocr_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--ocr",
+        choices=["on", "off"],
+        help="recognise text in scanned PDF pages and pictures (default: on when the "
+        "ocr extra is installed)",
+    )
+    command.add_argument(
+        "--ocr-languages",
+        metavar="CODES",
+        help="languages to recognise, comma-separated: ch, en (default ch,en)",
+    )
+    command.add_argument(
+        "--ocr-max-pages",
+        type=_positive,
+        metavar="N",
+        help="most pages recognised per document (default 100)",
+    )
 
 
 def _add_provider_commands(commands: Subcommands) -> None:

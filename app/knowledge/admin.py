@@ -15,6 +15,8 @@ from app.knowledge.engine import EngineParts
 from app.knowledge.ingestion import check_settled, start_again
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.material_paths import CONTAINER_TYPES
+from app.knowledge.ocr import tasks as ocr_tasks
+from app.knowledge.ocr.settings import checked_ocr_settings
 from app.knowledge.provider_errors import provider_failure
 from app.knowledge.source_check import SourceCheck
 from app.knowledge.types import (
@@ -29,6 +31,7 @@ from app.knowledge.types import (
     Item,
     ItemStatus,
     ItemType,
+    OcrSettings,
     RebuildReport,
     TroveError,
 )
@@ -101,6 +104,14 @@ def create_base(parts: EngineParts, name: str, settings: BaseSettings) -> Base:
     chunk_size = settings.get("chunk_size", DEFAULT_CHUNK_SIZE)
     chunk_overlap = settings.get("chunk_overlap", DEFAULT_CHUNK_OVERLAP)
     _check_settings(document_count, threshold, chunk_size, chunk_overlap)
+    defaults = OcrSettings()
+    ocr = checked_ocr_settings(
+        OcrSettings(
+            settings.get("ocr_enabled"),
+            tuple(settings.get("ocr_languages", defaults.languages)),
+            settings.get("ocr_max_pages", defaults.max_pages),
+        )
+    )
     # Slow provider checks happen before anything is written, so a failure leaves nothing.
     dimensions = probe_dimensions(parts, embedding_model) if embedding_model else None
     if rerank_model:
@@ -118,6 +129,7 @@ def create_base(parts: EngineParts, name: str, settings: BaseSettings) -> Base:
             threshold=threshold,
             chunk_size=chunk_size,
             chunk_overlap=chunk_overlap,
+            ocr=ocr,
         )
         parts.layout.raw_dir(base_id).mkdir(parents=True, exist_ok=True)
         store = parts.stores.get(base_id)
@@ -151,13 +163,34 @@ def update_base(parts: EngineParts, base_id: str, changes: BaseChanges) -> Base:
     if merged["rerank_model"] and merged["rerank_model"] != base.rerank_model:
         check_reranker(parts, merged["rerank_model"])
     changed = {k: v for k, v in merged.items() if getattr(base, k) != v}
+    changed.update(_ocr_changes(base.ocr, changes))
     return parts.catalog.update_base(base_id, **changed)
+
+
+def _ocr_changes(current: OcrSettings, changes: BaseChanges) -> dict[str, Any]:
+    """The OCR columns to write; new settings apply to documents indexed from now on."""
+    wanted = checked_ocr_settings(
+        OcrSettings(
+            changes.get("ocr_enabled", current.enabled),
+            tuple(changes.get("ocr_languages", current.languages)),
+            changes.get("ocr_max_pages", current.max_pages),
+        )
+    )
+    columns: dict[str, Any] = {}
+    if wanted.enabled != current.enabled:
+        columns["ocr_enabled"] = None if wanted.enabled is None else int(wanted.enabled)
+    if wanted.languages != current.languages:
+        columns["ocr_languages"] = ",".join(wanted.languages)
+    if wanted.max_pages != current.max_pages:
+        columns["ocr_max_pages"] = wanted.max_pages
+    return columns
 
 
 def delete_base(parts: EngineParts, base_id: str) -> None:
     """Remove a base: its index, its materials and its rows."""
     parts.catalog.require_base(base_id)
     with parts.mutex.lock(base_id):
+        ocr_tasks.discard_base(parts.layout, base_id)  # its workers would write into nothing
         parts.stores.close(base_id)
         shutil.rmtree(parts.layout.base_dir(base_id), ignore_errors=True)
         parts.catalog.delete_base_row(base_id)

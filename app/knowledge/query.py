@@ -355,6 +355,7 @@ def _visible_results(
                 char_end=chunk.char_end,
                 text=chunk.text,
                 page=chunk.page,
+                ocr=chunk.ocr,
             )
         )
     return results

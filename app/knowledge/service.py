@@ -49,6 +49,7 @@ from app.knowledge.model_manager import ModelDownloadCancelled as ModelDownloadC
 from app.knowledge.model_manager import ModelImport as ModelImport
 from app.knowledge.model_manager import ModelListing as ModelListing
 from app.knowledge.model_manager import ModelState as ModelState
+from app.knowledge.ocr.settings import ocr_installed, ocr_on
 from app.knowledge.pipeline.readers.registry import SUPPORTED_EXTENSIONS
 from app.knowledge.pipeline.store.index_store import (
     CORRUPTION_ERRORS,
@@ -185,6 +186,15 @@ class KnowledgeService:
         The embedding model changes through restore_base / enable_embedding instead."""
         self._require_writable()
         return admin.update_base(self.parts, base_id, changes)
+
+    def ocr_available(self) -> bool:
+        """Whether the `ocr` extra (text recognition of scans and pictures) is installed."""
+        return ocr_installed()
+
+    def ocr_on(self, base: Base) -> bool:
+        """Whether the base recognises text in scans and pictures (its setting, else
+        on when the extra is installed)."""
+        return ocr_on(base.ocr)
 
     def delete_base(self, base_id: str) -> None:
         self._require_writable()

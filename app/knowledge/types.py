@@ -124,6 +124,10 @@ class ErrorCode(StrEnum):
     ARCHIVE_NEWER_FORMAT = "ARCHIVE_NEWER_FORMAT"
     # An export, import or copy the person cancelled; nothing of it is left.
     CANCELLED = "CANCELLED"
+    # Text recognition (OCR) of scanned pages and pictures.
+    OCR_UNAVAILABLE = "OCR_UNAVAILABLE"  # the `ocr` extra is not installed
+    IMAGE_TOO_LARGE = "IMAGE_TOO_LARGE"  # an image bomb: more pixels than Trove decodes
+    OCR_FAILED = "OCR_FAILED"  # the recognition worker crashed or ran out of memory
 
 
 class ErrorReason(StrEnum):
@@ -194,6 +198,22 @@ DEFAULT_DOCUMENT_COUNT = 10
 DEFAULT_CHUNK_SIZE = 512
 DEFAULT_CHUNK_OVERLAP = 64
 
+# What the OCR models bundled with the `ocr` extra read (PP-OCR's Chinese model reads
+# English too); a base may narrow it, not widen it.
+OCR_LANGUAGES = ("ch", "en")
+DEFAULT_OCR_MAX_PAGES = 100
+
+
+@dataclass(frozen=True, slots=True)
+class OcrSettings:
+    """A base's text recognition of scanned pages and pictures.
+
+    `enabled` None: on when the `ocr` extra is installed (the default)."""
+
+    enabled: bool | None = None
+    languages: tuple[str, ...] = OCR_LANGUAGES
+    max_pages: int = DEFAULT_OCR_MAX_PAGES
+
 
 @dataclass(frozen=True, slots=True)
 class Base:
@@ -212,6 +232,7 @@ class Base:
     updated_at: float
     # The person allows agent tools (kb_manage) to add, delete and refresh items.
     agent_writes: bool = False
+    ocr: OcrSettings = field(default_factory=OcrSettings)
 
     @property
     def has_vectors(self) -> bool:
@@ -275,6 +296,8 @@ class SearchResult:
     char_end: int
     text: str
     page: int | None = None
+    # The chunk's text was recognised from a scanned page or a picture (OCR).
+    ocr: bool = False
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -288,6 +311,7 @@ class SearchResult:
             "charStart": self.char_start,
             "charEnd": self.char_end,
             "page": self.page,
+            "ocr": self.ocr,
             "text": self.text,
         }
 
@@ -468,6 +492,7 @@ class StoredChunk:
     page: int | None
     relative_path: str
     title: str
+    ocr: bool = False
 
 
 class BaseSettings(TypedDict, total=False):
@@ -479,6 +504,9 @@ class BaseSettings(TypedDict, total=False):
     threshold: float | None
     chunk_size: int
     chunk_overlap: int
+    ocr_enabled: bool | None
+    ocr_languages: tuple[str, ...]
+    ocr_max_pages: int
 
 
 class BaseChanges(TypedDict, total=False):
@@ -491,6 +519,9 @@ class BaseChanges(TypedDict, total=False):
     threshold: float | None
     chunk_size: int
     chunk_overlap: int
+    ocr_enabled: bool | None
+    ocr_languages: tuple[str, ...]
+    ocr_max_pages: int
 
 
 # -- portable bases and copies between bases ------------------------------------------------

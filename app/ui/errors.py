@@ -43,6 +43,8 @@ _DETAILED_CODES = frozenset(
         ErrorCode.INDEX_CORRUPT,
         ErrorCode.CATALOG_DAMAGED,
         ErrorCode.ARCHIVE_DAMAGED,
+        ErrorCode.IMAGE_TOO_LARGE,
+        ErrorCode.OCR_FAILED,
     }
 )
 # Provider failures whose server reply says more than the translated sentence.
@@ -63,6 +65,11 @@ def headline(code: str | None) -> str:
             "errors", "This file type is not supported"
         ),
         ErrorCode.FILE_TOO_LARGE: QCoreApplication.translate("errors", "The file is too large"),
+        ErrorCode.OCR_UNAVAILABLE: QCoreApplication.translate(
+            "errors", "Text recognition (OCR) is not installed"
+        ),
+        ErrorCode.IMAGE_TOO_LARGE: QCoreApplication.translate("errors", "The picture is too large"),
+        ErrorCode.OCR_FAILED: QCoreApplication.translate("errors", "Text recognition failed"),
         ErrorCode.READ_FAILED: QCoreApplication.translate("errors", "The file could not be read"),
         ErrorCode.EMBEDDING_FAILED: QCoreApplication.translate(
             "errors", "The embedding model failed"
@@ -291,6 +298,21 @@ def _code_message(code: str, params: Params) -> str:
         ),
         ErrorCode.FILE_TOO_LARGE: QCoreApplication.translate(
             "errors", "The source is larger than Trove indexes."
+        ),
+        ErrorCode.OCR_UNAVAILABLE: QCoreApplication.translate(
+            "errors",
+            "Reading text from scans and pictures needs Trove's OCR component. Install "
+            "Trove with it (the “ocr” extra), then reindex.",
+        ),
+        ErrorCode.IMAGE_TOO_LARGE: QCoreApplication.translate(
+            "errors",
+            "The picture has more pixels than Trove reads (it may be an image bomb). "
+            "Scale it down, then add it again.",
+        ),
+        ErrorCode.OCR_FAILED: QCoreApplication.translate(
+            "errors",
+            "Text could not be recognised on this document's pages (the recognition process "
+            "stopped or ran out of memory). Reindex to try again.",
         ),
         ErrorCode.READ_FAILED: QCoreApplication.translate(
             "errors",

@@ -1,6 +1,7 @@
 """How long the GUI thread stalls while the real runtime indexes a folder of files.
 
     python tests/bench/responsiveness.py [--files 300] [--workers N] [--model local|bm25|fake]
+                                         [--scanned-pages N]
 
 Opens the main window offscreen, adds FILES Markdown files through the window and lets the
 real JobExecutor index them (documents read in the reader worker processes). A QTimer on the
@@ -8,6 +9,8 @@ GUI thread ticks every 10 ms; the longest gap between ticks minus the interval i
 stall. `--workers` overrides the executor's job threads (default: its own choice);
 `--model`: the built-in offline model (default when installed), BM25 only, or the tests'
 pure-Python fake embedder (a worst case: it holds the GIL while it embeds).
+`--scanned-pages N` adds a scanned PDF of N pages to the batch: its text is recognised
+(OCR) in the recognition worker process while the rest is indexed (needs the `ocr` extra).
 Prints one JSON line.
 """
 
@@ -83,7 +86,19 @@ def corpus(folder: Path, count: int) -> list[str]:
     return paths
 
 
-def run(files: int, workers: int | None, model: str) -> dict[str, object]:
+def scanned_pdf(folder: Path, pages: int) -> str:
+    from tests.ocr_samples import Line, page_image, scanned_pdf_bytes
+
+    images = [
+        page_image([Line(f"Scanned page {n} of the harbour ledger"), Line("tide and cargo")])
+        for n in range(pages)
+    ]
+    path = folder / "scanned.pdf"
+    path.write_bytes(scanned_pdf_bytes(images))
+    return str(path)
+
+
+def run(files: int, workers: int | None, model: str, scanned_pages: int = 0) -> dict[str, object]:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     tmp = Path(tempfile.mkdtemp(prefix="trove-resp-"))
     models = None
@@ -111,6 +126,9 @@ def run(files: int, workers: int | None, model: str) -> dict[str, object]:
     window.start()
     wait_until(lambda: window.current_base() is not None, 30, "the base")
     paths = corpus(tmp / "corpus", files)
+    if scanned_pages:
+        paths.append(scanned_pdf(tmp / "corpus", scanned_pages))
+    documents = len(paths)
     # (start, end) in time.monotonic() seconds, comparable with the control process's
     gaps: list[tuple[float, float]] = []
     last: list[float | None] = [None]  # the first tick has no predecessor to measure from
@@ -129,7 +147,9 @@ def run(files: int, workers: int | None, model: str) -> dict[str, object]:
     started = time.perf_counter()
     window.items.add_paths(paths)
     wait_until(
-        lambda: window.items.model.status_counts()[ItemStatus.COMPLETED] == files, 900, "indexing"
+        lambda: window.items.model.status_counts()[ItemStatus.COMPLETED] == documents,
+        900,
+        "indexing",
     )
     seconds = time.perf_counter() - started
     timer.stop()
@@ -147,6 +167,7 @@ def run(files: int, workers: int | None, model: str) -> dict[str, object]:
     ]
     return {
         "files": files,
+        "scannedPages": scanned_pages,
         "model": embedding or "none (BM25)",
         "workers": workers or default_worker_cap(),
         "seconds": round(seconds, 2),
@@ -169,8 +190,9 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=300)
     parser.add_argument("--workers", type=int)
     parser.add_argument("--model", choices=("local", "bm25", "fake"), default="local")
+    parser.add_argument("--scanned-pages", type=int, default=0)
     args = parser.parse_args()
-    print(json.dumps(run(args.files, args.workers, args.model)))
+    print(json.dumps(run(args.files, args.workers, args.model, args.scanned_pages)))
 
 
 if __name__ == "__main__":

@@ -75,7 +75,8 @@ def test_supported_extensions_cover_every_family() -> None:
                 ".md", ".txt", ".xml", ".vue"):  # fmt: skip
         assert ext in SUPPORTED_EXTENSIONS, ext
     assert is_supported(Path("A.PDF"))
-    assert not is_supported(Path("photo.jpg"))
+    assert is_supported(Path("photo.jpg"))  # pictures: their text is recognised (OCR)
+    assert not is_supported(Path("song.mp3"))
 
 
 def test_document_constructor_stays_compatible() -> None:
@@ -345,8 +346,8 @@ def test_source_code_is_kept_verbatim(tmp_path: Path) -> None:
 
 
 def test_unsupported_extension(tmp_path: Path) -> None:
-    path = tmp_path / "image.jpg"
-    path.write_bytes(b"\xff\xd8\xff")
+    path = tmp_path / "song.mp3"
+    path.write_bytes(b"ID3\x03")
     _fails(path, ErrorCode.UNSUPPORTED_FILE_TYPE)
     _fails(tmp_path / "README", ErrorCode.UNSUPPORTED_FILE_TYPE)
 

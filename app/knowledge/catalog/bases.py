@@ -11,6 +11,7 @@ from app.knowledge.catalog.connection import CatalogConnection
 from app.knowledge.catalog.rows import (
     BASE_COLUMNS,
     decode_base,
+    encode_languages,
     new_id,
 )
 from app.knowledge.types import (
@@ -20,6 +21,7 @@ from app.knowledge.types import (
     Base,
     BaseStatus,
     ErrorCode,
+    OcrSettings,
     TroveError,
 )
 
@@ -34,6 +36,9 @@ _BASE_UPDATABLE = frozenset(
         "chunk_size",
         "chunk_overlap",
         "agent_writes",
+        "ocr_enabled",
+        "ocr_languages",
+        "ocr_max_pages",
     }
 )
 
@@ -53,12 +58,14 @@ class BaseRows(CatalogConnection):
         threshold: float | None = None,
         chunk_size: int = DEFAULT_CHUNK_SIZE,
         chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
+        ocr: OcrSettings | None = None,
     ) -> Base:
         now = time.time()
         bid = base_id or new_id()
+        ocr = ocr or OcrSettings()
         try:
             self._exec(
-                f"INSERT INTO bases ({BASE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                f"INSERT INTO bases ({BASE_COLUMNS}) VALUES ({','.join('?' * 17)})",
                 (
                     bid,
                     name,
@@ -74,6 +81,9 @@ class BaseRows(CatalogConnection):
                     now,
                     now,
                     0,
+                    None if ocr.enabled is None else int(ocr.enabled),
+                    encode_languages(ocr.languages),
+                    ocr.max_pages,
                 ),
             )
         except apsw.ConstraintError as exc:

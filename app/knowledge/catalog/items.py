@@ -27,7 +27,7 @@ from app.knowledge.types import (
 )
 
 _ITEM_UPDATABLE = frozenset(
-    {"title", "relative_path", "chunk_count", "size", "content_hash", "source"}
+    {"title", "relative_path", "chunk_count", "size", "content_hash", "source", "options"}
 )
 
 
@@ -227,6 +227,8 @@ class ItemRows(CatalogConnection):
         unknown = set(fields) - _ITEM_UPDATABLE
         if unknown:
             raise ValueError(f"cannot update item fields {sorted(unknown)}")
+        if "options" in fields:
+            fields["options"] = json.dumps(fields["options"]) if fields["options"] else None
         if fields:
             assignments = ", ".join(f"{k} = ?" for k in fields)
             self._exec(

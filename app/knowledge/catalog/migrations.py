@@ -247,4 +247,18 @@ def _v8(conn: apsw.Connection) -> None:
     )
 
 
-MIGRATIONS: list[db.Migration] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8]
+# -- text recognition (OCR) -------------------------------------------------------------
+
+
+def _v9(conn: apsw.Connection) -> None:
+    # Text recognition (OCR) per base: on/off (NULL: on when the `ocr` extra is installed),
+    # the languages to read (comma-separated codes) and the most pages read per document.
+    conn.execute("ALTER TABLE bases ADD COLUMN ocr_enabled INTEGER")
+    conn.execute("ALTER TABLE bases ADD COLUMN ocr_languages TEXT NOT NULL DEFAULT 'ch,en'")
+    conn.execute(
+        "ALTER TABLE bases ADD COLUMN ocr_max_pages INTEGER NOT NULL DEFAULT 100 "
+        "CHECK (ocr_max_pages > 0)"
+    )
+
+
+MIGRATIONS: list[db.Migration] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9]

@@ -13,14 +13,14 @@ import json
 from collections.abc import Iterable
 
 from app.knowledge.catalog.connection import CatalogConnection
-from app.knowledge.catalog.rows import BASE_COLUMNS, ITEM_COLUMNS
+from app.knowledge.catalog.rows import BASE_COLUMNS, ITEM_COLUMNS, encode_languages
 from app.knowledge.types import RUNNING_STATUSES, Base, Item, ItemStatus
 
 
 class PortableRows(CatalogConnection):
     def insert_base_row(self, base: Base) -> None:
         self._exec(
-            f"INSERT INTO bases ({BASE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            f"INSERT INTO bases ({BASE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 base.id,
                 base.name,
@@ -36,6 +36,9 @@ class PortableRows(CatalogConnection):
                 base.created_at,
                 base.updated_at,
                 int(base.agent_writes),
+                None if base.ocr.enabled is None else int(base.ocr.enabled),
+                encode_languages(base.ocr.languages),
+                base.ocr.max_pages,
             ),
         )
 

@@ -15,11 +15,13 @@ from app.knowledge.types import (
     ItemPhase,
     ItemStatus,
     ItemType,
+    OcrSettings,
 )
 
 BASE_COLUMNS = (
     "id, name, embedding_model, dimensions, rerank_model, document_count, threshold, "
-    "chunk_size, chunk_overlap, status, status_reason, created_at, updated_at, agent_writes"
+    "chunk_size, chunk_overlap, status, status_reason, created_at, updated_at, agent_writes, "
+    "ocr_enabled, ocr_languages, ocr_max_pages"
 )
 ITEM_COLUMNS = (
     "id, base_id, parent_id, type, source, title, relative_path, status, phase, progress, "
@@ -76,7 +78,20 @@ def decode_base(row: Sequence[Any]) -> Base:
         created_at=row[11],
         updated_at=row[12],
         agent_writes=bool(row[13]),
+        ocr=OcrSettings(
+            enabled=None if row[14] is None else bool(row[14]),
+            languages=decode_languages(row[15]),
+            max_pages=int(row[16]),
+        ),
     )
+
+
+def encode_languages(languages: Sequence[str]) -> str:
+    return ",".join(languages)
+
+
+def decode_languages(encoded: object) -> tuple[str, ...]:
+    return tuple(code for code in str(encoded or "").split(",") if code)
 
 
 def decode_item(row: Sequence[Any]) -> Item:

@@ -18,6 +18,7 @@ from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.index_documents import remove_temp_files
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.material_paths import CONTAINER_TYPES, stored_files
+from app.knowledge.ocr import tasks as ocr_tasks
 from app.knowledge.types import Item, ItemStatus
 
 log = logging.getLogger(__name__)
@@ -48,6 +49,8 @@ def delete_subtree(ctx: JobContext, base_id: str, root_id: str) -> None:
     store = parts.stores.get_if_exists(base_id)
     raw = parts.layout.raw_dir(base_id)
     for item in subtree:
+        # Text recognition still running for the item stops now, not at its next poll.
+        ocr_tasks.discard(ocr_tasks.work_dir(parts.layout, base_id, item.id))
         if store is not None:
             store.delete_material(item.id)
         _delete_files(raw, item)

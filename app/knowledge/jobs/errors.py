@@ -39,6 +39,15 @@ class RetryableFailure(Exception):
         self.retry_after = retry_after
 
 
+class PollLater(Exception):
+    """Work running elsewhere (text recognition) is not finished: run this job again after
+    `delay` seconds. Not a failure: no attempt is used up."""
+
+    def __init__(self, delay: float) -> None:
+        super().__init__(f"poll again in {delay:.1f} s")
+        self.delay = delay
+
+
 # Errnos of a write the storage refused. Windows' ERROR_DISK_FULL and ERROR_HANDLE_DISK_FULL
 # arrive as ENOSPC; a quota is as full as a disk to the person.
 _FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})

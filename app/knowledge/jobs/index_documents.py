@@ -11,6 +11,7 @@ import logging
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +26,10 @@ from app.knowledge.jobs.errors import ItemFailure, JobCancelled, RetryableFailur
 from app.knowledge.jobs.kinds import policy_for
 from app.knowledge.jobs.paid_vectors import PaidVectors, scratch_name
 from app.knowledge.jobs.parents import settle_parent
+from app.knowledge.jobs.queue import queue_check
 from app.knowledge.material_paths import material_path, stored_files
+from app.knowledge.ocr import tasks as ocr_tasks
+from app.knowledge.ocr.settings import ocr_installed, ocr_on
 from app.knowledge.pages import main_page
 from app.knowledge.pipeline.indexing.spans import (
     Spans,
@@ -37,6 +41,7 @@ from app.knowledge.pipeline.indexing.spans import (
 from app.knowledge.pipeline.indexing.token_count import ChunkSizing, embedding_input
 from app.knowledge.pipeline.readers.document import page_at as page_at  # re-exported
 from app.knowledge.pipeline.readers.errors import ReaderError
+from app.knowledge.pipeline.readers.image import OCR_MISSING_MESSAGE
 from app.knowledge.pipeline.sources.snapshot import page_document
 from app.knowledge.pipeline.sources.web import FetchCancelled, FetchError, fetch_url
 from app.knowledge.pipeline.store.index_store import (
@@ -145,6 +150,8 @@ class Acquired:
     header: str = ""
     # Full-text passages, when they are not the chunks (see text_extraction.passage_units).
     unit_spans: Spans | None = None
+    # Ranges of the material recognised from page images (OCR): their chunks are marked.
+    ocr_spans: tuple[tuple[int, int], ...] = ()
 
     def texts(self) -> Iterator[str]:
         """The chunk texts, in span order."""
@@ -160,6 +167,7 @@ class Acquired:
                 tokens,
                 self.hash_of(text),
                 main_page(self.page_starts, start, end),
+                ocr=_mostly_recognised(self.ocr_spans, start, end),
             )
 
     def unit_records(self) -> Iterator[UnitRecord] | None:
@@ -188,6 +196,13 @@ class Acquired:
         return span_count(self.spans)
 
 
+def _mostly_recognised(ocr_spans: tuple[tuple[int, int], ...], start: int, end: int) -> bool:
+    """A chunk is marked OCR when most of it was recognised (its overlap from a page
+    before does not count)."""
+    inside = sum(max(0, min(end, b) - max(start, a)) for a, b in ocr_spans)
+    return inside * 2 > end - start
+
+
 def _require_chunks(spans: Spans) -> None:
     """Checked before anything is written: no empty material ever reaches raw/."""
     if not spans:
@@ -195,6 +210,23 @@ def _require_chunks(spans: Spans) -> None:
             ErrorCode.EMPTY_INDEXABLE_TEXT,
             "no text could be extracted from this source (is it empty, or only images?)",
         )
+
+
+class RecognitionNeeded(Exception):
+    """The file has pages to recognise from their images before it can be indexed."""
+
+    def __init__(self, source: Path, pages: tuple[int, ...]) -> None:
+        super().__init__(f"{len(pages)} page(s) to recognise")
+        self.source = source
+        self.pages = pages
+
+
+@dataclass(frozen=True, slots=True)
+class Recognition:
+    """What this run does about pages without a text layer."""
+
+    wanted: bool  # submit such pages to text recognition (first run, OCR on)
+    pages_file: Path | None = None  # the recognised pages (the run after recognition)
 
 
 def run(ctx: JobContext, job: Job) -> None:
@@ -206,7 +238,20 @@ def run(ctx: JobContext, job: Job) -> None:
 
     ctx.progress(item.id, ItemPhase.READING, None)
     sizing = sizing_for(base, parts.models)
-    got = acquire(ctx, base, item, sizing, reacquire=bool(job.payload.get("reacquire", True)))
+    reacquire = bool(job.payload.get("reacquire", True))
+    ocr_folder = ocr_tasks.work_dir(parts.layout, base.id, item.id)
+    recognition = Recognition(wanted=ocr_on(base.ocr))
+    if job.payload.get("recognised"):
+        recognition = Recognition(False, ocr_tasks.pages_path(ocr_folder))
+    try:
+        got = acquire(ctx, base, item, sizing, reacquire=reacquire, recognition=recognition)
+    except RecognitionNeeded as need:
+        _submit_recognition(ctx, base, item, need, reacquire=reacquire)
+        return
+    except BaseException:
+        if recognition.pages_file is not None:
+            ocr_tasks.discard(ocr_folder)
+        raise
     paid = _paid_vectors(ctx, base, item)
     retried = False
     try:
@@ -234,6 +279,30 @@ def run(ctx: JobContext, job: Job) -> None:
             path.unlink(missing_ok=True)
         if paid is not None and not retried:
             paid.discard()
+        if recognition.pages_file is not None and not retried:
+            ocr_tasks.discard(ocr_folder)
+
+
+# The first poll of a recognition; later polls back off (check_file_processing.py).
+FIRST_POLL_S = 0.25
+
+
+def _submit_recognition(
+    ctx: JobContext, base: Base, item: Item, need: RecognitionNeeded, *, reacquire: bool
+) -> None:
+    """Start recognising the pages in a worker process and queue the job that polls it."""
+    parts = ctx.parts
+    pages = list(need.pages[: base.ocr.max_pages])
+    folder = ocr_tasks.work_dir(parts.layout, base.id, item.id)
+    ocr_tasks.discard(folder)  # what an earlier run left: this one reads the file afresh
+    ctx.raise_if_cancelled(item.id)
+    ocr_tasks.submit(folder, need.source, pages, base.ocr.languages)
+    ocr_tasks.start_if_free(folder)
+    # The page count goes with the item, so "recognising text 3/12 pages" can be said
+    # from the progress percent wherever the item is shown.
+    parts.catalog.update_item(item.id, options={"ocr_pages": len(pages)})
+    ctx.progress(item.id, ItemPhase.WAITING, 0.0)
+    queue_check(parts, item, reacquire=reacquire, not_before=time.time() + FIRST_POLL_S)
 
 
 def _paid_vectors(ctx: JobContext, base: Base, item: Item) -> PaidVectors | None:
@@ -305,7 +374,13 @@ def _forget_if_gone(ctx: JobContext, item: Item, got: Acquired) -> None:
 
 
 def acquire(
-    ctx: JobContext, base: Base, item: Item, sizing: ChunkSizing, *, reacquire: bool
+    ctx: JobContext,
+    base: Base,
+    item: Item,
+    sizing: ChunkSizing,
+    *,
+    reacquire: bool,
+    recognition: Recognition = Recognition(wanted=False),
 ) -> Acquired:
     """The material text and its chunks: from the source (reacquire) or the base's own copy."""
     raw = ctx.parts.layout.raw_dir(item.base_id)
@@ -319,7 +394,9 @@ def acquire(
         # e.g. a folder under raw/ replaced by a symlink to elsewhere: never written through
         raise ItemFailure(ErrorCode.UNSAFE_PATH, str(exc)) from exc
     if item.type is ItemType.FILE:
-        got = _acquire_file(ctx, item, sizing, target, copy, reacquire=reacquire)
+        got = _acquire_file(
+            ctx, item, sizing, target, copy, reacquire=reacquire, recognition=recognition
+        )
     elif item.type is ItemType.NOTE:
         got = _chunked(ctx, sizing, item.source, item.title, ())
         write_material(target, item.source)
@@ -351,7 +428,14 @@ def _chunked(
 
 
 def _acquire_file(
-    ctx: JobContext, item: Item, sizing: ChunkSizing, target: Path, copy: Path, *, reacquire: bool
+    ctx: JobContext,
+    item: Item,
+    sizing: ChunkSizing,
+    target: Path,
+    copy: Path,
+    *,
+    reacquire: bool,
+    recognition: Recognition,
 ) -> Acquired:
     source = Path(item.source) if reacquire else copy
     # The worker writes the text beside the material, as write_material would: a crash
@@ -364,8 +448,16 @@ def _acquire_file(
             ctx.parts.max_file_bytes,
             sizing,
             str(scratch),
+            str(recognition.pages_file) if recognition.pages_file is not None else None,
             cancelled=ctx.cancelled,
         )
+        if (
+            recognition.wanted
+            and isinstance(result, ExtractedFile)
+            and result.needs_ocr
+            and ocr_installed()
+        ):
+            raise RecognitionNeeded(source, result.needs_ocr)
         got = _file_result(result, scratch, reacquire=reacquire)
         if copy != target and source != copy:
             copy_file(source, copy)  # keep the original bytes: restore works after it is gone
@@ -396,6 +488,8 @@ def _file_result(
         if not reacquire and result.code == ErrorCode.SOURCE_MISSING:
             raise ItemFailure(result.code, "the base's own copy of this file is missing")
         raise ItemFailure(result.code, result.message)
+    if not result.spans and result.needs_ocr:
+        _scans_unread()
     _require_chunks(result.spans)
     return Acquired(
         result.title,
@@ -404,6 +498,18 @@ def _file_result(
         result.spans,
         lambda spans: texts_from_file(written, spans),
         unit_spans=result.units,
+        ocr_spans=result.ocr_spans,
+    )
+
+
+def _scans_unread() -> None:
+    """A scan or picture with no text of its own that is not being recognised: say why."""
+    if not ocr_installed():
+        raise ItemFailure(ErrorCode.OCR_UNAVAILABLE, OCR_MISSING_MESSAGE)
+    raise ItemFailure(
+        ErrorCode.EMPTY_INDEXABLE_TEXT,
+        "this file holds only images of text, and text recognition (OCR) is off for this "
+        "knowledge base or found no text",
     )
 
 

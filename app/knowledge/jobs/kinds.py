@@ -66,5 +66,9 @@ def index_key(item_id: str) -> str:
     return f"{JobKind.INDEX_DOCUMENTS}:{item_id}"
 
 
+def check_key(item_id: str) -> str:
+    return f"{JobKind.CHECK_FILE_PROCESSING_RESULT}:{item_id}"
+
+
 def prepare_key(item_id: str) -> str:
     return f"{JobKind.PREPARE_ROOT}:{item_id}"

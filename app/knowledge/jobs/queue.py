@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from app.knowledge.catalog import Catalog
 from app.knowledge.engine import EngineParts
-from app.knowledge.jobs.kinds import JobKind, index_key, prepare_key
+from app.knowledge.jobs.kinds import JobKind, check_key, index_key, prepare_key
 from app.knowledge.material_paths import CONTAINER_TYPES
 from app.knowledge.types import Item, ItemStatus
 
@@ -21,6 +21,29 @@ def queue_index(parts: EngineParts, item: Item, *, reacquire: bool) -> None:
         item_id=item.id,
         payload={"reacquire": reacquire},
         idempotency_key=index_key(item.id),
+    )
+
+
+def queue_recognised_index(parts: EngineParts, item: Item, *, reacquire: bool) -> None:
+    """Index the item again, now with the text recognised from its page images."""
+    parts.catalog.enqueue_job(
+        JobKind.INDEX_DOCUMENTS,
+        item.base_id,
+        item_id=item.id,
+        payload={"reacquire": reacquire, "recognised": True},
+        idempotency_key=index_key(item.id),
+    )
+
+
+def queue_check(parts: EngineParts, item: Item, *, reacquire: bool, not_before: float) -> None:
+    """Poll the item's text recognition (check-file-processing-result) from `not_before`."""
+    parts.catalog.enqueue_job(
+        JobKind.CHECK_FILE_PROCESSING_RESULT,
+        item.base_id,
+        item_id=item.id,
+        payload={"reacquire": reacquire},
+        idempotency_key=check_key(item.id),
+        not_before=not_before,
     )
 
 

@@ -13,18 +13,15 @@ import importlib
 import logging
 import multiprocessing
 import os
-import signal
-import sys
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from app.knowledge.jobs.errors import ItemFailure, JobCancelled
-from app.knowledge.jobs.owner import current_owner, owner_alive
-from app.knowledge.logs import configure_worker_logging
+from app.knowledge.jobs.owner import current_owner
 from app.knowledge.types import CancelReason, ErrorCode
+from app.knowledge.worker_process import init_worker
 
 log = logging.getLogger(__name__)
 
@@ -36,84 +33,10 @@ WORKER_MEMORY_LIMIT = 3 * 1024**3
 POLL_SECONDS = 0.25
 
 
-WORKER_NICENESS = 5
-
-
 def _warm_worker() -> int:
     # Importing the readers (lxml, pypdf, python-docx, ...) is most of a worker's start-up.
     importlib.import_module("app.knowledge.pipeline.text_extraction")
     return os.getpid()
-
-
-PARENT_POLL_SECONDS = 1.0
-# prctl(2) option: the signal the kernel sends this process when its parent goes away.
-PR_SET_PDEATHSIG = 1
-
-
-def _parent_gone(parent_pid: int, parent_owner: str) -> bool:
-    if os.name == "posix":
-        # An orphan is re-parented (to init or a subreaper) the moment its parent dies,
-        # before the parent is reaped.
-        return os.getppid() != parent_pid
-    # Windows never re-parents: getppid() keeps naming the dead parent, whose pid may even
-    # be reused. Its pid plus start time tell whether it is still the same live process.
-    return not owner_alive(parent_owner)
-
-
-def _exit_if_orphaned(parent_pid: int, parent_owner: str) -> None:
-    if _parent_gone(parent_pid, parent_owner):
-        os._exit(0)
-
-
-def _exit_with_parent(parent_pid: int, parent_owner: str) -> None:
-    """A worker whose Trove died (killed, crashed) must not linger holding memory.
-
-    The parent is named by the pool (initargs), not read with getppid() here: a parent
-    killed while this worker was still starting up would otherwise be "init", and the
-    orphan would wait for init to die. The check runs before the first sleep for the same
-    reason."""
-    while True:
-        _exit_if_orphaned(parent_pid, parent_owner)
-        time.sleep(PARENT_POLL_SECONDS)
-
-
-def _signal_on_parent_death(parent_pid: int, parent_owner: str) -> None:
-    """Linux: have the kernel signal this worker when its parent dies, so it leaves at
-    once rather than at the next poll.
-
-    Not SIGKILL: the kernel sends the signal when the *thread* that spawned the worker
-    ends, and the pool spawns workers from whichever job thread submits (QThreadPool
-    threads expire while Trove runs on). So the signal only triggers the same check as
-    the poll; the poll stays as the fallback (and is all macOS and Windows have)."""
-    import ctypes
-
-    signal.signal(signal.SIGUSR1, lambda _sig, _frame: _exit_if_orphaned(parent_pid, parent_owner))
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGUSR1), 0, 0, 0)
-    except (OSError, AttributeError):
-        log.debug("prctl(PR_SET_PDEATHSIG) unavailable; polling for the parent", exc_info=True)
-
-
-def _worker_init(memory_limit: int, parent_owner: str) -> None:
-    # Ctrl-C belongs to the main process, which shuts the pool down in order.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    parent_pid = int(parent_owner.partition(":")[0])
-    if sys.platform.startswith("linux"):
-        _signal_on_parent_death(parent_pid, parent_owner)
-    threading.Thread(target=_exit_with_parent, args=(parent_pid, parent_owner), daemon=True).start()
-    # Parsers' warnings (pypdf "EOF marker not found", ...) belong in the log file, not on
-    # the terminal the worker inherited.
-    configure_worker_logging()
-    if hasattr(os, "nice"):
-        # Reading is background work: when the cores are busy, the window comes first.
-        os.nice(WORKER_NICENESS)
-    if sys.platform.startswith("linux") and memory_limit > 0:
-        import resource
-
-        _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        limit = memory_limit if hard == resource.RLIM_INFINITY else min(memory_limit, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
 def default_workers() -> int:
@@ -134,7 +57,7 @@ class ExtractionPool:
                 self._pool = cf.ProcessPoolExecutor(
                     max_workers=self._workers,
                     mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_worker_init,
+                    initializer=init_worker,
                     # Who the workers' parent is, fixed here in the parent (see
                     # _exit_with_parent); pid plus start time, as for job owners.
                     initargs=(self._memory_limit, current_owner()),

@@ -4,7 +4,8 @@
   go back to the queue; `abandon` jobs are dropped, so paid embedding work is never
   silently spent again.
 - Items left preparing/processing with no live job fail with INDEXING_INTERRUPTED (they
-  can be reindexed by hand), and temporary files of their interrupted writes are removed;
+  can be reindexed by hand), and temporary files of their interrupted writes (and the
+  work folders of their text recognition) are removed;
   folder and sitemap roots settle to their children's aggregate.
 - Items left deleting without a live delete job get one again, in groups of 500 roots.
 - Failed and abandoned job rows older than JOB_RETENTION_DAYS are deleted: they are kept
@@ -26,6 +27,7 @@ from app.knowledge.jobs.owner import owner_alive
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.jobs.queue import queue_deletes
 from app.knowledge.material_paths import CONTAINER_TYPES
+from app.knowledge.ocr import tasks as ocr_tasks
 from app.knowledge.types import RUNNING_STATUSES, ErrorCode, Item, ItemStatus
 
 log = logging.getLogger(__name__)
@@ -133,8 +135,10 @@ def recover(parts: EngineParts, *, now: float | None = None) -> RecoveryReport:
                     error_code=ErrorCode.INDEXING_INTERRUPTED,
                     error_message=INTERRUPTED_MESSAGE,
                 )
-                # A write cut short by the crash leaves a temporary file beside its target.
+                # A write cut short by the crash leaves a temporary file beside its target;
+                # a text recognition it waited on leaves its work folder.
                 remove_temp_files(parts.layout.raw_dir(base.id), item)
+                ocr_tasks.discard(ocr_tasks.work_dir(parts.layout, base.id, item.id))
                 report.interrupted_items += 1
                 if item.parent_id:
                     to_settle.append(item.parent_id)

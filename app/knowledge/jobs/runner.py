@@ -27,6 +27,7 @@ import apsw
 
 from app.knowledge.catalog import Job
 from app.knowledge.jobs import (
+    check_file_processing,
     delete_subtree,
     index_documents,
     prepare_root,
@@ -35,7 +36,13 @@ from app.knowledge.jobs import (
     sync_folder,
 )
 from app.knowledge.jobs.context import JobContext
-from app.knowledge.jobs.errors import ItemFailure, JobCancelled, RetryableFailure, storage_failure
+from app.knowledge.jobs.errors import (
+    ItemFailure,
+    JobCancelled,
+    PollLater,
+    RetryableFailure,
+    storage_failure,
+)
 from app.knowledge.jobs.kinds import JobKind, Recovery, policy_for
 from app.knowledge.jobs.owner import current_owner
 from app.knowledge.jobs.parents import settle_parent
@@ -54,6 +61,7 @@ HANDLERS: dict[str, Handler] = {
     JobKind.REINDEX_SUBTREE: reindex_subtree.run,
     JobKind.SYNC_FOLDER: sync_folder.run,
     JobKind.REFRESH_PAGES: refresh_pages.run,
+    JobKind.CHECK_FILE_PROCESSING_RESULT: check_file_processing.run,
 }
 
 # The outcomes of a run whose writes did not all land (see the module docstring).
@@ -167,6 +175,8 @@ def _decide(ctx: JobContext, job: Job, clock: Callable[[], float]) -> Outcome:
         handler(ctx, job)
     except JobCancelled as exc:
         return _cancelled(policy.recovery, exc.reason)
+    except PollLater as exc:
+        return Outcome("queued", str(exc), not_before=clock() + exc.delay)
     except RetryableFailure as exc:
         if job.attempts < policy.attempts:
             delay = max(policy.backoff(job.attempts), exc.retry_after or 0.0)

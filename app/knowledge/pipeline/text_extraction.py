@@ -30,6 +30,7 @@ from app.knowledge.pipeline.readers.registry import (
     read_document,
     read_document_stream,
 )
+from app.knowledge.pipeline.recognised_pages import read_pages
 
 # A text longer than this is chunked a segment at a time, each segment cut at a paragraph,
 # line or word boundary: the chunker's working memory is a few times its input, and this
@@ -76,6 +77,7 @@ class ExtractedFile:
     `spans` holds each chunk's (start, end, token_count), flattened; the chunk texts are
     read back from the file (see indexing.spans). `units`, in the same form, holds the
     full-text passages when they differ from the chunks (see passage_units).
+    `needs_ocr` and `ocr_spans` are the document's (see readers.document.Document).
     """
 
     title: str
@@ -83,6 +85,8 @@ class ExtractedFile:
     char_count: int
     spans: Spans
     units: Spans | None = None
+    needs_ocr: tuple[int, ...] = ()
+    ocr_spans: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,13 +98,16 @@ class Chunked:
 
 
 def extract_to_file(
-    path: str, max_bytes: int, sizing: ChunkSizing, out: str
+    path: str, max_bytes: int, sizing: ChunkSizing, out: str, recognised: str | None = None
 ) -> ExtractedFile | ExtractFailure:
-    """Read a file with its reader, write its text to `out` (which exists) and chunk it."""
+    """Read a file with its reader, write its text to `out` (which exists) and chunk it.
+
+    `recognised`: the file of pages text recognition read from the file's page images."""
+    pages = read_pages(Path(recognised)) if recognised else None
     try:
         with open(out, "r+", encoding="utf-8", newline="") as sink:
             try:
-                return _extract_streamed(Path(path), max_bytes, sizing, sink)
+                return _extract_streamed(Path(path), max_bytes, sizing, sink, pages)
             except NotUtf8Error:
                 sink.seek(0)
                 sink.truncate()
@@ -130,9 +137,9 @@ def _unit_spans(sizing: ChunkSizing) -> Spans | None:
 
 
 def _extract_streamed(
-    path: Path, max_bytes: int, sizing: ChunkSizing, sink: TextIO
+    path: Path, max_bytes: int, sizing: ChunkSizing, sink: TextIO, pages: dict[int, str] | None
 ) -> ExtractedFile:
-    got = read_document_stream(path, max_bytes=max_bytes)
+    got = read_document_stream(path, max_bytes=max_bytes, recognised=pages)
     if isinstance(got, Document):
         return _write_document(got, sizing, sink)
     return _write_stream(got, sizing, sink)
@@ -143,7 +150,15 @@ def _write_document(doc: Document, sizing: ChunkSizing, sink: TextIO) -> Extract
     units = _unit_spans(sizing)
     segments = _segments([doc.text], SEGMENT_CHARS)
     count = _chunk_segments(segments, sizing.with_title(doc.title), spans, units, sink)
-    return ExtractedFile(doc.title, tuple(doc.page_starts), count, spans, units)
+    return ExtractedFile(
+        doc.title,
+        tuple(doc.page_starts),
+        count,
+        spans,
+        units,
+        needs_ocr=doc.needs_ocr,
+        ocr_spans=doc.ocr_spans,
+    )
 
 
 def _write_stream(stream: TextStream, sizing: ChunkSizing, sink: TextIO) -> ExtractedFile:

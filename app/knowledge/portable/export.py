@@ -76,6 +76,11 @@ def base_settings(base: Base) -> dict[str, Any]:
         "threshold": base.threshold,
         "chunkSize": base.chunk_size,
         "chunkOverlap": base.chunk_overlap,
+        "ocr": {
+            "enabled": base.ocr.enabled,
+            "languages": list(base.ocr.languages),
+            "maxPages": base.ocr.max_pages,
+        },
         "createdAt": base.created_at,
     }
 

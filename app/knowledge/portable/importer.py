@@ -28,6 +28,7 @@ import apsw
 from app.knowledge import path_safety
 from app.knowledge.catalog import new_id
 from app.knowledge.engine import EngineParts
+from app.knowledge.ocr.settings import checked_ocr_settings
 from app.knowledge.pipeline.store.index_store import INDEX_DIR, INDEX_FILE, IndexStore
 from app.knowledge.portable import staging
 from app.knowledge.portable.archive import (
@@ -50,6 +51,8 @@ from app.knowledge.types import (
     DEFAULT_CHUNK_OVERLAP,
     DEFAULT_CHUNK_SIZE,
     DEFAULT_DOCUMENT_COUNT,
+    DEFAULT_OCR_MAX_PAGES,
+    OCR_LANGUAGES,
     RUNNING_STATUSES,
     Base,
     BaseStatus,
@@ -58,6 +61,7 @@ from app.knowledge.types import (
     Item,
     ItemStatus,
     ItemType,
+    OcrSettings,
     TroveError,
 )
 
@@ -227,9 +231,27 @@ def _new_base(parts: EngineParts, settings: dict[str, Any], name: str) -> Base:
             created_at=float(settings.get("createdAt", now)),
             updated_at=now,
             agent_writes=False,
+            ocr=_ocr_settings(settings.get("ocr")),
         )
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, TroveError) as exc:
         raise damaged(f"{BASE_MEMBER}: {exc}") from exc
+
+
+def _ocr_settings(raw: object) -> OcrSettings:
+    """The base's text recognition settings; files from before OCR carry none: defaults."""
+    if raw is None:
+        return OcrSettings()
+    if not isinstance(raw, dict):
+        raise ValueError("ocr is not an object")
+    enabled = raw.get("enabled")
+    if enabled is not None and not isinstance(enabled, bool):
+        raise ValueError("ocr.enabled is not true, false or null")
+    languages = raw.get("languages", list(OCR_LANGUAGES))
+    if not isinstance(languages, list) or not all(isinstance(c, str) for c in languages):
+        raise ValueError("ocr.languages is not a list of codes")
+    return checked_ocr_settings(
+        OcrSettings(enabled, tuple(languages), int(raw.get("maxPages", DEFAULT_OCR_MAX_PAGES)))
+    )
 
 
 def model_available(parts: EngineParts, model_id: str | None) -> bool:

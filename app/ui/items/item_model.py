@@ -72,6 +72,8 @@ class Role(IntEnum):
     FOLDER = Qt.ItemDataRole.UserRole + 9
     # a running folder's or sitemap's progress: {"text", "short", "fraction"} (progress.py)
     RUN = Qt.ItemDataRole.UserRole + 10
+    # pages of a running document being recognised (OCR), None otherwise
+    OCR_PAGES = Qt.ItemDataRole.UserRole + 11
 
 
 CONTAINERS = frozenset({ItemType.DIRECTORY, ItemType.SITEMAP})
@@ -107,6 +109,20 @@ def phase_label(phase: str) -> str:
         "waiting": QCoreApplication.translate("ItemTreeModel", "Waiting"),
     }
     return labels.get(phase, phase)
+
+
+def _ocr_pages(item: Item) -> int | None:
+    """How many pages of the document are being recognised (set when they are submitted)."""
+    pages = (item.options or {}).get("ocr_pages")
+    return pages if isinstance(pages, int) and pages > 0 else None
+
+
+def recognising_text(percent: float | None, pages: int) -> str:
+    """ "Recognising text 3/12 pages": the pages read, from the share the job reports."""
+    done = min(pages, round((percent or 0.0) * pages / 100.0))
+    return QCoreApplication.translate("ItemTreeModel", "Recognising text {0}/{1} pages").format(
+        done, pages
+    )
 
 
 def type_label(kind: ItemType) -> str:
@@ -376,6 +392,7 @@ class ItemTreeModel(QStandardItemModel):
         progress = live[1] if live else (item.progress if running else None)
         values.append((Column.STATUS, Role.PHASE, phase))
         values.append((Column.STATUS, Role.PROGRESS, progress))
+        values.append((Column.STATUS, Role.OCR_PAGES, _ocr_pages(item) if running else None))
         if container:
             values.append((Column.STATUS, Role.AGGREGATE, _plain(row.tally.counts)))
         self._write(row.cells, values, fresh)

@@ -28,9 +28,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.knowledge.types import ItemStatus
+from app.knowledge.types import ItemPhase, ItemStatus
 from app.ui import theme
-from app.ui.items.item_model import Role, phase_label, status_label
+from app.ui.items.item_model import Role, phase_label, recognising_text, status_label
 
 _PAD_X = 7
 _GAP = 6
@@ -38,10 +38,15 @@ _RUNNING = (ItemStatus.PREPARING, ItemStatus.PROCESSING)
 _SELECTED_BAR_HEIGHT = 2.0
 
 
-def badge_text(status: ItemStatus, phase: str | None, percent: float | None) -> str:
+def badge_text(
+    status: ItemStatus, phase: str | None, percent: float | None, ocr_pages: int | None = None
+) -> str:
     """What the badge says: the status, or the running phase with its percent. A phase
     whose first percentage has not arrived says "Embedding…", not a misleading 0 %: small
-    documents finish before the throttled progress reports a later one."""
+    documents finish before the throttled progress reports a later one. A document waiting
+    on text recognition says how many of its pages are read."""
+    if status in _RUNNING and phase == ItemPhase.WAITING and ocr_pages:
+        return recognising_text(percent, ocr_pages)
     if status in _RUNNING and phase:
         label = phase_label(phase)
         if percent is not None and round(percent) >= 1:
@@ -122,7 +127,7 @@ class StatusDelegate(QStyledItemDelegate):
             style.drawControl(QStyle.ControlElement.CE_ItemViewItem, plain, painter, widget)
         percent = index.data(Role.PROGRESS)
         run = _run(index.data(Role.RUN), status)
-        text = badge_text(status, index.data(Role.PHASE), percent)
+        text = badge_text(status, index.data(Role.PHASE), percent, index.data(Role.OCR_PAGES))
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         rect = QRectF(option.rect).adjusted(4, 3, -4, -3)
         painter.save()
@@ -147,7 +152,12 @@ class StatusDelegate(QStyledItemDelegate):
         metrics = QFontMetrics(option.font)
         status = _status(index.data(Role.STATUS))
         if status is not None:
-            text = badge_text(status, index.data(Role.PHASE), index.data(Role.PROGRESS))
+            text = badge_text(
+                status,
+                index.data(Role.PHASE),
+                index.data(Role.PROGRESS),
+                index.data(Role.OCR_PAGES),
+            )
             run = _run(index.data(Role.RUN), status)
             extra = (
                 str(run["short"]) if run else aggregate_text(_counts(index.data(Role.AGGREGATE)))

@@ -1,6 +1,6 @@
 """Paints one search result as rich text: a header line (rank, score, score kind, title,
-page, and its base in a search of several bases), where it came from, and the highlighted
-snippet."""
+page, an "OCR" tag for recognised text, and its base in a search of several bases), where
+it came from, and the highlighted snippet."""
 
 from __future__ import annotations
 
@@ -54,6 +54,11 @@ class ResultDelegate(QStyledItemDelegate):
         if page is not None:
             page_text = html.escape(self.tr("page {0}").format(page))
             header.append(f'<span style="color:{muted};">{page_text}</span>')
+        if index.data(ResultRole.OCR):
+            # Recognised text may hold misread characters: the person should know.
+            tag = html.escape(self.tr("OCR"))
+            tip = html.escape(self.tr("text recognised from a scan or picture"))
+            header.append(f'<span style="color:{kind_colour};" title="{tip}"><b>[{tag}]</b></span>')
         base_name = str(index.data(ResultRole.BASE_NAME) or "")
         if base_name:
             base_text = html.escape(self.tr("in {0}").format(base_name))

@@ -40,6 +40,7 @@ class ResultRole(IntEnum):
     HIT_SPANS = Qt.ItemDataRole.UserRole + 13  # list of (start, end) in SNIPPET_TEXT
     BASE_ID = Qt.ItemDataRole.UserRole + 14  # the base the result belongs to
     BASE_NAME = Qt.ItemDataRole.UserRole + 15  # its name in a search of several bases, else ""
+    OCR = Qt.ItemDataRole.UserRole + 16  # bool: the text was recognised from a page image
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +148,8 @@ class SearchResultsModel(QAbstractListModel):
             return origin_of(result.source)
         if role == ResultRole.PAGE:
             return result.page
+        if role == ResultRole.OCR:
+            return result.ocr
         if role == ResultRole.CONCEPT_ID:
             return result.concept_id
         if role == ResultRole.SNIPPET_HTML:

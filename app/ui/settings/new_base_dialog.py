@@ -172,15 +172,7 @@ class NewBaseDialog(QDialog):
                 notifier.error(*describe(exc))
 
         self._ctx.tasks.run(
-            lambda: service.create_base(
-                name,
-                embedding_model=settings.embedding_model,
-                rerank_model=settings.rerank_model,
-                document_count=settings.document_count,
-                threshold=settings.threshold,
-                chunk_size=settings.chunk_size,
-                chunk_overlap=settings.chunk_overlap,
-            ),
+            lambda: service.create_base(name, **settings.create_arguments()),
             done,
             failed,
             owner=self,

@@ -32,6 +32,8 @@ from app.knowledge.types import (
     DEFAULT_CHUNK_OVERLAP,
     DEFAULT_CHUNK_SIZE,
     DEFAULT_DOCUMENT_COUNT,
+    DEFAULT_OCR_MAX_PAGES,
+    OCR_LANGUAGES,
     Base,
 )
 from app.ui import theme
@@ -45,6 +47,7 @@ from app.ui.settings.model_picker import ModelChoices, ModelPicker, ProviderInfo
 
 MAX_DOCUMENT_COUNT = 200  # the engine's limit (admin._check_settings)
 MAX_CHUNK_SIZE = 100_000
+MAX_OCR_PAGES = 10_000  # the engine's limit (ocr.settings)
 DEFAULT_THRESHOLD = 0.5
 
 
@@ -58,14 +61,32 @@ class RagSettings:
     threshold: float | None = None
     chunk_size: int = DEFAULT_CHUNK_SIZE
     chunk_overlap: int = DEFAULT_CHUNK_OVERLAP
+    # Text recognition of scans and pictures; None: on when the OCR extra is installed.
+    ocr_enabled: bool | None = None
+    ocr_languages: tuple[str, ...] = OCR_LANGUAGES
+    ocr_max_pages: int = DEFAULT_OCR_MAX_PAGES
 
     @classmethod
     def of(cls, base: Base) -> RagSettings:
-        return cls(**{f.name: getattr(base, f.name) for f in fields(cls)})
+        return cls(
+            embedding_model=base.embedding_model,
+            rerank_model=base.rerank_model,
+            document_count=base.document_count,
+            threshold=base.threshold,
+            chunk_size=base.chunk_size,
+            chunk_overlap=base.chunk_overlap,
+            ocr_enabled=base.ocr.enabled,
+            ocr_languages=base.ocr.languages,
+            ocr_max_pages=base.ocr.max_pages,
+        )
 
     @property
     def chunks_valid(self) -> bool:
         return 0 <= self.chunk_overlap < self.chunk_size
+
+    def create_arguments(self) -> dict[str, Any]:
+        """`create_base` arguments."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def update_arguments(self, baseline: RagSettings) -> dict[str, Any]:
         """`update_base` arguments for what differs from `baseline`; the embedding model is
@@ -192,6 +213,24 @@ class RagSettingsForm(QWidget):
         )
         self.chunk_note.setObjectName("chunkNote")
         self.chunk_note.setWordWrap(True)
+        self._ocr_available = ctx.service.ocr_available() if ctx is not None else True
+        self._ocr_loaded: bool | None = None
+        self.ocr_enabled = QCheckBox(
+            self.tr("Recognise text in scanned PDF pages and pictures (OCR)"), self.advanced.body
+        )
+        self.ocr_enabled.setObjectName("ocrEnabled")
+        self.ocr_languages = {
+            "ch": QCheckBox(self.tr("Chinese"), self.advanced.body),
+            "en": QCheckBox(self.tr("English"), self.advanced.body),
+        }
+        for code, box in self.ocr_languages.items():
+            box.setObjectName(f"ocrLanguage_{code}")
+        self.ocr_max_pages = QSpinBox(self.advanced.body)
+        self.ocr_max_pages.setObjectName("ocrMaxPages")
+        self.ocr_max_pages.setRange(1, MAX_OCR_PAGES)
+        self.ocr_note = QLabel(self.advanced.body)
+        self.ocr_note.setObjectName("ocrNote")
+        self.ocr_note.setWordWrap(True)
         self._build_layout()
         self.set_settings(RagSettings())
         self._connect_signals()
@@ -224,10 +263,35 @@ class RagSettingsForm(QWidget):
         # The wrapped notes sit in a box layout, not in spanning form rows: a form layout
         # shares the height of such rows out evenly instead of by what each one needs, and
         # the note lost its last line when the error appeared above it.
+        self.ocr_max_pages.setSuffix(self.tr(" pages"))
+        self.ocr_max_pages.setToolTip(
+            self.tr("Most pages of one document whose text is recognised.")
+        )
+        languages = QHBoxLayout()
+        for box in self.ocr_languages.values():
+            languages.addWidget(box)
+        languages.addStretch(1)
+        ocr = QFormLayout()
+        ocr.addRow(self.tr("Recognise:"), languages)
+        ocr.addRow(self.tr("At most:"), self.ocr_max_pages)
+        self.ocr_note.setText(
+            self.tr(
+                "Pages without a usable text layer and pictures are read by the OCR models "
+                "installed with Trove, a page at a time, in a background process."
+            )
+            if self._ocr_available
+            else self.tr(
+                "Text recognition is not installed: scans and pictures cannot be read. "
+                "Install Trove with its OCR component to turn it on."
+            )
+        )
         advanced = QVBoxLayout(self.advanced.body)
         advanced.addLayout(sizes)
         advanced.addWidget(self.chunk_error)
         advanced.addWidget(self.chunk_note)
+        advanced.addWidget(self.ocr_enabled)
+        advanced.addLayout(ocr)
+        advanced.addWidget(self.ocr_note)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(form)
@@ -241,6 +305,10 @@ class RagSettingsForm(QWidget):
         self.threshold.valueChanged.connect(self._on_changed)
         self.chunk_size.valueChanged.connect(self._on_changed)
         self.chunk_overlap.valueChanged.connect(self._on_changed)
+        self.ocr_enabled.toggled.connect(self._on_changed)
+        for box in self.ocr_languages.values():
+            box.toggled.connect(self._on_changed)
+        self.ocr_max_pages.valueChanged.connect(self._on_changed)
         if self._ctx is not None:
             self.embedding_picker.downloadRequested.connect(self._on_embedding_download)
             self.rerank_picker.downloadRequested.connect(self._on_rerank_download)
@@ -264,7 +332,17 @@ class RagSettingsForm(QWidget):
             threshold=threshold,
             chunk_size=self.chunk_size.value(),
             chunk_overlap=self.chunk_overlap.value(),
+            ocr_enabled=self._ocr_choice(),
+            ocr_languages=tuple(c for c, box in self.ocr_languages.items() if box.isChecked()),
+            ocr_max_pages=self.ocr_max_pages.value(),
         )
+
+    def _ocr_choice(self) -> bool | None:
+        """The box's state, or None (the default) while it shows the default untouched."""
+        checked = self.ocr_enabled.isChecked()
+        if self._ocr_loaded is None and checked == self._ocr_available:
+            return None
+        return checked
 
     def set_settings(self, settings: RagSettings) -> None:
         self._loading = True
@@ -277,6 +355,12 @@ class RagSettingsForm(QWidget):
                 self.threshold.setValue(settings.threshold)
             self.chunk_size.setValue(settings.chunk_size)
             self.chunk_overlap.setValue(settings.chunk_overlap)
+            self._ocr_loaded = settings.ocr_enabled
+            on = self._ocr_available if settings.ocr_enabled is None else settings.ocr_enabled
+            self.ocr_enabled.setChecked(on)
+            for code, box in self.ocr_languages.items():
+                box.setChecked(code in settings.ocr_languages)
+            self.ocr_max_pages.setValue(settings.ocr_max_pages)
         finally:
             self._loading = False
         self._refresh()
@@ -302,7 +386,8 @@ class RagSettingsForm(QWidget):
         return self.embedding_picker if purpose is Purpose.EMBEDDING else self.rerank_picker
 
     def is_valid(self) -> bool:
-        return self.settings().chunks_valid
+        settings = self.settings()
+        return settings.chunks_valid and bool(settings.ocr_languages)
 
     # -- reactions ------------------------------------------------------------------------
 
@@ -404,6 +489,10 @@ class RagSettingsForm(QWidget):
         self.chunk_error.setVisible(not valid)
         if not valid:
             self.advanced.set_expanded(True)  # an error never hides behind the fold
+        reading = self.ocr_enabled.isChecked()
+        for box in self.ocr_languages.values():
+            box.setEnabled(reading)
+        self.ocr_max_pages.setEnabled(reading)
         embedding = self.embedding_picker.current_model()
         if self.languages is not None:
             self.languages.set_model(embedding)

@@ -35,11 +35,17 @@ class Document:
     `page_starts` is set for paged formats (PDF pages, PPTX slides): the offset in `text`
     where each page begins, so page_starts[0] == 0 and page N starts at page_starts[N - 1].
     It is empty for unpaged formats and for a paged document without any text.
+
+    `needs_ocr` lists the pages (0-based) whose text must be recognised from their image:
+    a scanned PDF page without a usable text layer, a picture (page 0). `ocr_spans` are
+    the (start, end) ranges of `text` that were recognised so.
     """
 
     text: str
     title: str
     page_starts: tuple[int, ...] = ()
+    needs_ocr: tuple[int, ...] = ()
+    ocr_spans: tuple[tuple[int, int], ...] = ()
 
 
 def page_at(doc_or_starts: Document | Sequence[int], offset: int) -> int | None:

@@ -12,7 +12,7 @@ the whole machine pays for.
 from __future__ import annotations
 
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +21,7 @@ from app.knowledge.pipeline.readers.archive import DEFAULT_ZIP_LIMITS, ZipLimits
 from app.knowledge.pipeline.readers.code import CODE_EXTENSIONS
 from app.knowledge.pipeline.readers.document import Document, describe, human_size, page_at
 from app.knowledge.pipeline.readers.errors import ReaderError
+from app.knowledge.pipeline.readers.image import IMAGE_EXTENSIONS
 from app.knowledge.pipeline.readers.structured import delimited_to_markdown, json_to_text
 from app.knowledge.pipeline.readers.text import (
     NotUtf8Error,
@@ -63,6 +64,8 @@ DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 class _Options:
     max_bytes: int
     zip_limits: ZipLimits
+    # Text recognised from page images (0-based page -> text), for scans and pictures.
+    recognised: Mapping[int, str] | None = None
 
 
 _PathReader = Callable[[Path, _Options], Document]
@@ -151,7 +154,13 @@ def _read_json_lines(path: Path, text: str) -> Document:
 def _read_pdf(path: Path, options: _Options) -> Document:
     from app.knowledge.pipeline.readers.pdf import read_pdf
 
-    return read_pdf(path)
+    return read_pdf(path, recognised=options.recognised)
+
+
+def _read_image(path: Path, options: _Options) -> Document:
+    from app.knowledge.pipeline.readers.image import read_image
+
+    return read_image(path, options.recognised)
 
 
 def _read_docx(path: Path, options: _Options) -> Document:
@@ -198,6 +207,7 @@ def _formats() -> dict[str, _Format]:
     add(PPTX_EXTENSIONS, _Format("PowerPoint presentation", True, _read_pptx))
     add(XLSX_EXTENSIONS, _Format("Excel workbook", True, _read_xlsx))
     add(EPUB_EXTENSIONS, _Format("EPUB book", True, _read_epub))
+    add(IMAGE_EXTENSIONS, _Format("image", True, _read_image))
     return table
 
 
@@ -214,6 +224,7 @@ def read_document(
     *,
     max_bytes: int = DEFAULT_MAX_BYTES,
     zip_limits: ZipLimits = DEFAULT_ZIP_LIMITS,
+    recognised: Mapping[int, str] | None = None,
 ) -> Document:
     """Read a file into a Document; raises ReaderError and nothing else.
 
@@ -226,7 +237,7 @@ def read_document(
     if _checked_size(path, max_bytes) == 0:
         return Document(text="", title=path.stem)
     with _reader_errors(path, fmt):
-        return fmt.read(path, _Options(max_bytes=max_bytes, zip_limits=zip_limits))
+        return fmt.read(path, _Options(max_bytes, zip_limits, recognised))
 
 
 def read_document_stream(
@@ -234,6 +245,7 @@ def read_document_stream(
     *,
     max_bytes: int = DEFAULT_MAX_BYTES,
     zip_limits: ZipLimits = DEFAULT_ZIP_LIMITS,
+    recognised: Mapping[int, str] | None = None,
 ) -> Document | TextStream:
     """Like read_document, but a plain text or Markdown file comes as a TextStream.
 
@@ -242,7 +254,9 @@ def read_document_stream(
     """
     fmt = _format_of(path)
     if fmt.title is None:
-        return read_document(path, max_bytes=max_bytes, zip_limits=zip_limits)
+        return read_document(
+            path, max_bytes=max_bytes, zip_limits=zip_limits, recognised=recognised
+        )
     if _checked_size(path, max_bytes) == 0:
         return Document(text="", title=path.stem)
     titler = fmt.title

@@ -145,7 +145,14 @@ def _v4(conn: apsw.Connection) -> None:
         conn.execute("ALTER TABLE materials ADD COLUMN page_starts TEXT")
 
 
-MIGRATIONS: list[db.Migration] = [_v1, _v2, _v3, _v4]
+def _v5(conn: apsw.Connection) -> None:
+    """Whether a chunk's text was recognised from a page image (OCR), for search results."""
+    columns = {str(row[1]) for row in conn.execute("PRAGMA table_info(chunks)")}
+    if "ocr" not in columns:
+        conn.execute("ALTER TABLE chunks ADD COLUMN ocr INTEGER NOT NULL DEFAULT 0")
+
+
+MIGRATIONS: list[db.Migration] = [_v1, _v2, _v3, _v4, _v5]
 
 
 class DimensionMismatchError(ValueError):
@@ -162,6 +169,7 @@ class ChunkRecord:
     token_count: int
     text_hash: str
     page: int | None = None
+    ocr: bool = False  # recognised from a page image
 
 
 @dataclass(frozen=True, slots=True)
@@ -454,7 +462,7 @@ class IndexStore:
                     self._write_unit(material_id, own, title_tokens)
                 self._writer.execute(
                     "INSERT INTO chunks (material_id, item_id, seq, char_start, char_end, "
-                    "token_count, text, text_hash, page) VALUES (?,?,?,?,?,?,?,?,?)",
+                    "token_count, text, text_hash, page, ocr) VALUES (?,?,?,?,?,?,?,?,?,?)",
                     (
                         material_id,
                         item_id,
@@ -465,6 +473,7 @@ class IndexStore:
                         chunk.text,
                         chunk.text_hash,
                         chunk.page,
+                        int(chunk.ocr),
                     ),
                 )
                 chunk_ids.append(self._writer.last_insert_rowid())
@@ -724,13 +733,23 @@ class IndexStore:
             marks = ",".join("?" * len(part))
             rows = conn.execute(
                 "SELECT c.id, c.item_id, c.seq, c.char_start, c.char_end, c.text, c.page, "
-                "m.relative_path, m.title FROM chunks c JOIN materials m ON m.id = c.material_id "
+                "m.relative_path, m.title, c.ocr "
+                "FROM chunks c JOIN materials m ON m.id = c.material_id "
                 f"WHERE c.id IN ({marks})",
                 part,
             )
             for r in rows:
                 found[int(r[0])] = StoredChunk(
-                    int(r[0]), r[1], int(r[2]), int(r[3]), int(r[4]), r[5], r[6], r[7], r[8]
+                    int(r[0]),
+                    r[1],
+                    int(r[2]),
+                    int(r[3]),
+                    int(r[4]),
+                    r[5],
+                    r[6],
+                    r[7],
+                    r[8],
+                    ocr=bool(r[9]),
                 )
         return found
 
