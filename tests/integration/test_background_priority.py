@@ -9,7 +9,8 @@ import threading
 
 import pytest
 
-from app.knowledge.jobs.reader_pool import WORKER_NICENESS, ExtractionPool, InlineExtraction
+from app.knowledge.jobs.reader_pool import ExtractionPool, InlineExtraction
+from app.knowledge.worker_process import WORKER_NICENESS
 from app.runtime.executor import JOB_THREAD_NICENESS, lower_thread_priority
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="niceness is Linux")
