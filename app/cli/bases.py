@@ -50,12 +50,19 @@ def cmd_base_list(svc: KnowledgeService, args: argparse.Namespace) -> int:
 
 def cmd_base_set(svc: KnowledgeService, args: argparse.Namespace) -> int:
     base = svc.resolve_base(args.base)
-    if args.agent_writes is None:
+    if args.agent_writes is None and args.ask_rewrite is None:
         print("error: nothing to set; e.g. --agent-writes on", file=sys.stderr)
         return EXIT_USAGE
-    base = svc.set_agent_writes(base.id, args.agent_writes == "on")
-    state = "on" if base.agent_writes else "off"
-    print(f"agent writes {state} for knowledge base {base.name!r} ({base.id})", file=sys.stderr)
+    if args.agent_writes is not None:
+        base = svc.set_agent_writes(base.id, args.agent_writes == "on")
+        state = "on" if base.agent_writes else "off"
+        print(f"agent writes {state} for knowledge base {base.name!r} ({base.id})", file=sys.stderr)
+    if args.ask_rewrite is not None:
+        svc.set_ask_rewrite(base.id, args.ask_rewrite == "on")
+        print(
+            f"question rewrite {args.ask_rewrite} for knowledge base {base.name!r} ({base.id})",
+            file=sys.stderr,
+        )
     return EXIT_OK
 
 

@@ -651,6 +651,7 @@ class KnowledgeService:
         cancel: threading.Event | None = None,
         remember: bool = True,
         context_tokens: int | None = None,
+        history: bool = True,
         chat_options: ChatOptions | None = None,
     ) -> AskAnswer:
         """Answer `question` from the passages of `base_ids` (the first one's conversation),
@@ -661,6 +662,7 @@ class KnowledgeService:
             question,
             chat_model=chat_model,
             context_tokens=context_tokens,
+            history=history,
             chat_options=chat_options,
         )
         answer = asking.answer(
@@ -683,7 +685,7 @@ class KnowledgeService:
         """Rewrite (when the base says so), retrieve and assemble: everything before the
         answer streams. Blocking (network, disk): call it off the GUI thread."""
         model = asking.chat_model(self.catalog, chat_model)
-        budget = Budget(context_tokens) if context_tokens else Budget()
+        budget = Budget.for_context(context_tokens) if context_tokens else Budget()
         search = asking.searcher(
             base_ids,
             lambda base_id, text: self.search(base_id, text),

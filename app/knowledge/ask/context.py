@@ -19,7 +19,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.knowledge.ask.prompt import answer_messages
+from app.knowledge.ask.prompt import NO_PASSAGES, answer_messages
 from app.knowledge.pipeline.indexing.estimate import count_tokens
 from app.knowledge.types import AskSource, AskTurn, SearchResult
 from app.providers.chat import Message
@@ -41,8 +41,13 @@ class Budget:
     def prompt_tokens(self) -> int:
         return max(0, self.context_tokens - self.answer_tokens)
 
+    @classmethod
+    def for_context(cls, context_tokens: int) -> Budget:
+        """A model's context, a quarter of it (at most the default) kept for the answer."""
+        return cls(context_tokens, min(DEFAULT_ANSWER_TOKENS, context_tokens // 4))
+
     def halved(self) -> Budget:
-        return Budget(self.context_tokens // 2, min(self.answer_tokens, self.context_tokens // 4))
+        return Budget.for_context(self.context_tokens // 2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +103,7 @@ def assemble(
     while turns and messages_tokens(base) > budget.prompt_tokens // 2:
         turns.pop(0)  # an old turn matters less than a passage
         base = answer_messages([], question, turns)
-    used = messages_tokens(base)
+    used = messages_tokens(base) - estimate(NO_PASSAGES)  # replaced by the passages
     sources: list[AskSource] = []
     for base_id, result in chosen:
         source = AskSource(len(sources) + 1, base_id, result)
