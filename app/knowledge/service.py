@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import AsyncIterator, Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Collection, Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
@@ -28,6 +28,7 @@ from app.knowledge import (
     relevance,
 )
 from app.knowledge import doctor as integrity
+from app.knowledge.ask import citations as ask_citations
 from app.knowledge.ask import engine as ask_engine
 from app.knowledge.ask import service_glue as asking
 from app.knowledge.ask import turns
@@ -67,6 +68,7 @@ from app.knowledge.types import (
     Base,
     BaseChanges,
     BaseSettings,
+    Citation,
     ConnectionOk,
     ErrorCode,
     Item,
@@ -702,7 +704,7 @@ class KnowledgeService:
             options=chat_options or {},
         )
 
-    def stream_answer(self, plan: AskPlan) -> AsyncIterator[str]:
+    def stream_answer(self, plan: AskPlan) -> AsyncGenerator[str, None]:
         """The answer's pieces, awaited on the caller's asyncio loop (the window's qasync
         loop: the GUI thread never waits on the network)."""
         return asking.stream(self.catalog, plan)
@@ -718,6 +720,16 @@ class KnowledgeService:
     ) -> AskAnswer:
         """Resolve an answer's citations (markers citing no passage are dropped and counted)."""
         return ask_engine.finish(plan, text, state, error)
+
+    @staticmethod
+    def citation_spans(text: str) -> list[tuple[int, int, list[int]]]:
+        """Where an answer's markers are: (start, end, numbers), for making links."""
+        return ask_citations.spans(text)
+
+    @staticmethod
+    def turn_citations(turn: AskTurn) -> list[Citation]:
+        """A kept turn's citations, resolved to its sources."""
+        return ask_citations.resolve(turn.answer, turn.sources)
 
     def save_ask_turn(self, turn: AskTurn) -> AskTurn:
         self._require_writable()

@@ -21,10 +21,11 @@ MODEL_NOT_AVAILABLE, key scrubbing):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Generator, Iterator, Sequence
+from collections.abc import AsyncGenerator, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
@@ -222,8 +223,7 @@ class _Policy:
             failure = ProviderError(
                 CHAT_CONTEXT_OVERFLOW,
                 f"{exc.message} (the passages and question exceed the chat model's context)",
-                reason=HTTP_STATUS,
-                params=exc.params,
+                params={"provider": self.name},
             )
         if isinstance(failure, ProviderError):
             raise failure
@@ -244,7 +244,6 @@ class _Policy:
                 f"{self.name}: too many requests (HTTP 429){said}",
                 retryable=True,
                 retry_after=wait,
-                reason=HTTP_STATUS,
                 params={"provider": self.name, "seconds": round(wait or 0)},
             )
         raise ProviderError(
@@ -392,7 +391,7 @@ class AsyncChatClient:
 
     async def stream(
         self, messages: Sequence[Message], *, max_tokens: int | None = None
-    ) -> AsyncIterator[str]:
+    ) -> AsyncGenerator[str, None]:
         headers = {"Accept": "text/event-stream, application/x-ndjson", **auth_headers(self._key)}
         payload = self.target.payload(messages, max_tokens)
         async with httpx.AsyncClient(
@@ -403,8 +402,11 @@ class AsyncChatClient:
         ) as client:
             for attempt in (1, 2):
                 box: list[Retry] = []
-                async for text in self._attempt(client, payload, headers, box):
-                    yield text
+                async with contextlib.aclosing(
+                    self._attempt(client, payload, headers, box)
+                ) as pieces:
+                    async for text in pieces:
+                        yield text
                 if not box:
                     return
                 await asyncio.sleep(self._policy.delay(box[0], attempt, _status_of(box[0])))
@@ -415,7 +417,7 @@ class AsyncChatClient:
         payload: dict[str, Any],
         headers: dict[str, str],
         box: list[Retry],
-    ) -> AsyncIterator[str]:
+    ) -> AsyncGenerator[str, None]:
         """Yields the pieces; on a retryable failure before any token, puts it in `box`."""
         target = self.target
         failure: ProviderError | Retry | None = None
@@ -426,15 +428,20 @@ class AsyncChatClient:
                     await reply.aread()
                     box.append(self._policy.failure(reply, target.path, self._key, self._auth_hint))
                     return
+                # Read to the end of the body even after the final marker (the server ends
+                # it there): left half-read, httpx's nested generators would be finalized
+                # later by the garbage collector, in another task than this one.
+                done = False
                 async for line in reply.aiter_lines():
-                    piece = target.parse(line, self.name)
+                    piece = None if done else target.parse(line, self.name)
                     if piece is None:
                         continue
                     if piece.text:
                         sent = True
                         yield piece.text
-                    if piece.done:
-                        return
+                    done = piece.done
+                if done:
+                    return
         except (httpx.TransportError, httpx.InvalidURL) as exc:
             failure = transport_failure(exc, target.url, self._key)
         if failure is None:

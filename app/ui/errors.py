@@ -42,6 +42,7 @@ _DETAILED_CODES = frozenset(
         ErrorCode.UNSAFE_PATH,
         ErrorCode.INDEX_CORRUPT,
         ErrorCode.CATALOG_DAMAGED,
+        ErrorCode.CHAT_FAILED,
     }
 )
 # Provider failures whose server reply says more than the translated sentence.
@@ -109,6 +110,12 @@ def headline(code: str | None) -> str:
         ErrorCode.ALREADY_IN_BASE: QCoreApplication.translate(
             "errors", "Already in this knowledge base"
         ),
+        ErrorCode.CHAT_FAILED: QCoreApplication.translate("errors", "The chat model failed"),
+        ErrorCode.CHAT_RATE_LIMITED: QCoreApplication.translate("errors", "The chat model is busy"),
+        ErrorCode.CHAT_CONTEXT_OVERFLOW: QCoreApplication.translate(
+            "errors", "The passages do not fit the chat model"
+        ),
+        ErrorCode.ANSWER_INTERRUPTED: QCoreApplication.translate("errors", "The answer broke off"),
     }
     found = titles.get(str(code or ""))
     return (
@@ -351,7 +358,33 @@ def _code_message(code: str, params: Params) -> str:
         ErrorCode.ALREADY_IN_BASE: QCoreApplication.translate(
             "errors", "This source is already in the knowledge base."
         ),
+        ErrorCode.CHAT_FAILED: QCoreApplication.translate(
+            "errors", "The chat model could not answer. Check the provider, then ask again."
+        ),
+        ErrorCode.CHAT_CONTEXT_OVERFLOW: QCoreApplication.translate(
+            "errors",
+            "The question and the passages found are longer than the chat model can read, "
+            "even with fewer passages. Ask a shorter question or choose a larger model.",
+        ),
+        ErrorCode.ANSWER_INTERRUPTED: QCoreApplication.translate(
+            "errors",
+            "The connection to the chat model broke while it was answering. The part that "
+            "arrived is kept; ask again for the rest.",
+        ),
     }
+    if code == ErrorCode.CHAT_RATE_LIMITED:
+        seconds = int(params.get("seconds") or 0)
+        if seconds:
+            return QCoreApplication.translate(
+                "errors",
+                "The chat model's provider asks to wait %n second(s) before the next question.",
+                "",
+                seconds,
+            )
+        return QCoreApplication.translate(
+            "errors",
+            "The chat model's provider gets too many requests. Wait a moment, then ask again.",
+        )
     found = texts.get(code)
     return (
         found

@@ -4,8 +4,9 @@ the configured chat providers (KnowledgeService delegates here)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 
 from app.knowledge import providers_config
 from app.knowledge.ask import engine, turns
@@ -125,7 +126,7 @@ def answer(
         client.close()
 
 
-async def stream(catalog: Catalog, plan: AskPlan) -> AsyncIterator[str]:
+async def stream(catalog: Catalog, plan: AskPlan) -> AsyncGenerator[str, None]:
     """The answer's pieces over httpx.AsyncClient, on the caller's event loop (the window).
     The key is read off the loop, since a keychain may block."""
     settings, model = providers_config.chat_settings(catalog, plan.request.chat_model)
@@ -143,8 +144,10 @@ async def stream(catalog: Catalog, plan: AskPlan) -> AsyncIterator[str]:
             name=settings.label,
             auth_hint=hint,
         )
-        async for piece in client.stream(plan.messages, max_tokens=plan.budget.answer_tokens):
-            engine.first_token(plan)
-            yield piece
+        pieces = client.stream(plan.messages, max_tokens=plan.budget.answer_tokens)
+        async with contextlib.aclosing(pieces) as stream:
+            async for piece in stream:
+                engine.first_token(plan)
+                yield piece
     except ProviderError as exc:
         raise provider_failure(exc, ErrorCode.CHAT_FAILED) from None
