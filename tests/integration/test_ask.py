@@ -273,3 +273,15 @@ def test_trove_ask_json_and_streamed_text(tmp_path: Path, chat: FakeChat) -> Non
     tested = trove(home, "provider", "test", "chat", "--chat", "tiny", env=env)
     assert tested.returncode == 0, tested.stderr
     assert "chat model tiny answered" in tested.stdout
+
+
+def test_a_failed_rewrite_searches_the_question_itself(
+    svc: KnowledgeService, base: Base, chat: FakeChat
+) -> None:
+    svc.set_ask_rewrite(base.id, True)
+    chat.fail(Fault.http(503))  # the rewrite's first try
+    chat.fail(Fault.http(503))  # and its retry
+    answer = svc.ask([base.id], "What do tomatoes need?", chat_model=MODEL)
+    assert answer.turn.query == "What do tomatoes need?"
+    assert answer.turn.answer == "Tomatoes need full sun [1]."
+    assert len(chat.requests()) == 3

@@ -8,6 +8,7 @@ of how bases are searched and how a chat model is reached.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -25,6 +26,8 @@ from app.knowledge.types import (
     TroveError,
 )
 from app.providers.chat import Message
+
+log = logging.getLogger(__name__)
 
 Search = Callable[[str], list[tuple[str, SearchResult]]]
 Complete = Callable[[list[Message]], str]
@@ -77,7 +80,12 @@ def prepare(request: AskRequest, search: Search, complete: Complete) -> AskPlan:
     query = request.question
     if request.rewrite:
         begin = time.perf_counter()
-        query = rewrite(request, complete)
+        try:
+            query = rewrite(request, complete)
+        except TroveError as exc:
+            # A rewrite only sharpens the search; without it the question is searched, and
+            # a chat model that is really gone says so when it is asked to answer.
+            log.warning("question rewrite failed, searching the question itself: %s", exc)
         metrics.rewrite_ms = _ms(begin)
     begin = time.perf_counter()
     candidates = search(query)
