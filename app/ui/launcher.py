@@ -44,6 +44,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument(
         "--dark", action="store_true", help="use a dark palette whatever the system's is"
     )
+    parser.add_argument(
+        "--ask", action="store_true", help="with --screenshot: show the Ask view with an answer"
+    )
     return parser.parse_args(list(argv))
 
 
@@ -125,7 +128,7 @@ def main(argv: Sequence[str]) -> int:
         if args.screenshot:
             from app.ui.screenshot import render_demo
 
-            return render_demo(ctx, Path(args.screenshot), language)
+            return render_demo(ctx, Path(args.screenshot), language, ask=args.ask)
         if args.self_test:
             from app.ui.self_test import run_self_test
 

@@ -1,6 +1,7 @@
 """How long the GUI thread stalls while the real runtime indexes a folder of files.
 
     python tests/bench/responsiveness.py [--files 300] [--workers N] [--model local|bm25|fake]
+                                         [--ask]
 
 Opens the main window offscreen, adds FILES Markdown files through the window and lets the
 real JobExecutor index them (documents read in the reader worker processes). A QTimer on the
@@ -8,6 +9,8 @@ GUI thread ticks every 10 ms; the longest gap between ticks minus the interval i
 stall. `--workers` overrides the executor's job threads (default: its own choice);
 `--model`: the built-in offline model (default when installed), BM25 only, or the tests'
 pure-Python fake embedder (a worst case: it holds the GIL while it embeds).
+`--ask`: meanwhile the Ask view asks one question after another of a loopback chat server
+that streams each answer at 200 tokens/s (over the window's qasync loop, as in the app).
 Prints one JSON line.
 """
 
@@ -83,8 +86,77 @@ def corpus(folder: Path, count: int) -> list[str]:
     return paths
 
 
-def run(files: int, workers: int | None, model: str) -> dict[str, object]:
+ASK_TOKENS_PER_SECOND = 200
+ASK_ANSWER_TOKENS = 400
+
+
+class Asking:
+    """The Ask view streaming answers from a loopback chat server until stopped."""
+
+    def __init__(self, window: MainWindow, service: KnowledgeService) -> None:
+        from tests.providers.fake_chat import FakeChat
+
+        reply = " ".join(
+            f"word{n} [1]" if n % 40 == 39 else f"word{n}" for n in range(ASK_ANSWER_TOKENS)
+        )
+        self.chat = FakeChat(reply=reply, delay=1 / ASK_TOKENS_PER_SECOND).__enter__()
+        service.save_provider("chat", "openai", base_url=self.chat.base_url, models=["bench"])
+        self.view = window.ask
+        self.view.model_box().setCurrentText("chat:bench")
+        window.query_tabs.setCurrentWidget(self.view)
+        self.answers = 0
+        self.tokens = 0
+        self.seconds = 0.0
+        self._running = False
+        self._started = 0.0
+        self.view.answerFinished.connect(self._on_finished)
+        self.view.askFailed.connect(self._on_failed)
+
+    def start(self) -> None:
+        self._running = True
+        self._ask()
+
+    def stop(self) -> None:
+        self._running = False
+        self.view.stop()
+        self.chat.__exit__(None, None, None)
+
+    def _ask(self) -> None:
+        self._started = time.perf_counter()
+        self.view.ask("word3 word7")
+
+    def _on_finished(self, answer: object) -> None:
+        from app.knowledge.types import AnswerState, AskAnswer
+
+        assert isinstance(answer, AskAnswer)
+        if answer.turn.state is AnswerState.COMPLETE:
+            self.answers += 1
+            self.tokens += ASK_ANSWER_TOKENS
+            self.seconds += time.perf_counter() - self._started
+        if self._running:
+            QTimer.singleShot(0, self._ask)
+
+    def _on_failed(self, error: object) -> None:
+        raise RuntimeError(f"an ask failed during the bench: {error}")
+
+
+def _event_loop(app: QApplication) -> object:
+    """A qasync loop over the application, marked running as the launcher's is (the window
+    awaits its chat streams on it); events are processed by wait_until."""
+    import asyncio
+
+    import qasync
+
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    asyncio.events._set_running_loop(loop)
+    return loop
+
+
+def run(files: int, workers: int | None, model: str, ask: bool = False) -> dict[str, object]:
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    if ask:
+        _event_loop(app)
     tmp = Path(tempfile.mkdtemp(prefix="trove-resp-"))
     models = None
     if model == "fake":
@@ -124,15 +196,20 @@ def run(files: int, workers: int | None, model: str) -> dict[str, object]:
     timer = QTimer()
     timer.setInterval(TICK_MS)
     timer.timeout.connect(tick)
+    asking = Asking(window, service) if ask else None
     control = MachineControl()
     timer.start()
     started = time.perf_counter()
+    if asking is not None:
+        asking.start()
     window.items.add_paths(paths)
     wait_until(
         lambda: window.items.model.status_counts()[ItemStatus.COMPLETED] == files, 900, "indexing"
     )
     seconds = time.perf_counter() - started
     timer.stop()
+    if asking is not None:
+        asking.stop()
     machine_stalls = control.stop()
     ctx.executor.shutdown()
     ctx.tasks.wait()
@@ -145,7 +222,16 @@ def run(files: int, workers: int | None, model: str) -> dict[str, object]:
         for start, end in gaps
         if not any(m_start < end and start < m_end for m_start, m_end in machine_stalls)
     ]
+    streamed: dict[str, object] = {}
+    if asking is not None:
+        streamed = {
+            "askAnswers": asking.answers,
+            "askTokensPerSecond": round(asking.tokens / asking.seconds, 1)
+            if asking.seconds
+            else 0.0,
+        }
     return {
+        **streamed,
         "files": files,
         "model": embedding or "none (BM25)",
         "workers": workers or default_worker_cap(),
@@ -169,8 +255,11 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=300)
     parser.add_argument("--workers", type=int)
     parser.add_argument("--model", choices=("local", "bm25", "fake"), default="local")
+    parser.add_argument(
+        "--ask", action="store_true", help="stream chat answers at 200 tokens/s meanwhile"
+    )
     args = parser.parse_args()
-    print(json.dumps(run(args.files, args.workers, args.model)))
+    print(json.dumps(run(args.files, args.workers, args.model, args.ask)))
 
 
 if __name__ == "__main__":
