@@ -86,6 +86,7 @@ class AskView(QWidget):
         self._turns: list[AskTurn] = []
         self._plan: AskPlan | None = None
         self._pieces: list[str] = []
+        self._pending_at = 0  # where the streaming turn starts in the conversation document
         self._viewer: ChunkViewer | None = None
         self._runner = ProbeRunner(self)
         self.opener = OriginalOpener(ctx, self)
@@ -265,7 +266,7 @@ class AskView(QWidget):
         self._set_state(AskState.PREPARING)
         self._show_status(self.tr("Searching the documents…"))
         self._pieces = []
-        self._render(pending=text)
+        self._append_pending(text)
         service = self._ctx.service
         base_id = self._base.id
         everywhere = self.scope() is AskScope.ALL
@@ -499,7 +500,7 @@ class AskView(QWidget):
         self._plan = None
         self._set_state(AskState.IDLE)
         self._turns.append(answer.turn)
-        self._render()
+        self._replace_pending(answer.turn, len(self._turns) - 1)
         self._show_sources(answer.turn)
         self._show_debug(answer.turn.query, answer.turn.question, answer.metrics.rewrite_ms, plan)
         self._show_outcome(answer)
@@ -554,12 +555,31 @@ class AskView(QWidget):
         self._viewer.show_result(source.base_id, source.result, query)
         return self._viewer
 
-    def _render(self, pending: str | None = None) -> None:
-        """Draw the conversation; a pending question gets the streamed text after it."""
-        text = conversation.conversation_html(self._turns)
-        if pending is not None:
-            text += conversation.pending_html(pending) + "<p></p>"
-        self._conversation.setHtml(text)
+    def _render(self) -> None:
+        """Draw the whole conversation (a base's conversation loaded, a failure, a clear)."""
+        self._conversation.setHtml(conversation.conversation_html(self._turns))
+        self._scroll_to_end()
+
+    def _append_pending(self, question: str) -> None:
+        """The question at the end, and an empty paragraph the answer streams into; only
+        the new turn is drawn, so a long conversation costs nothing per answer."""
+        cursor = QTextCursor(self._conversation.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        self._pending_at = cursor.position()
+        cursor.insertHtml(conversation.pending_html(question))
+        cursor.insertBlock()
+        self._scroll_to_end()
+
+    def _replace_pending(self, turn: AskTurn, index: int) -> None:
+        """The streamed text replaced by the finished turn, its markers now links."""
+        cursor = QTextCursor(self._conversation.document())
+        cursor.setPosition(min(self._pending_at, cursor.document().characterCount() - 1))
+        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+        cursor.insertHtml(conversation.turn_html(turn, index))
+        self._scroll_to_end()
+
+    def _scroll_to_end(self) -> None:
         bar = self._conversation.verticalScrollBar()
         bar.setValue(bar.maximum())
 
