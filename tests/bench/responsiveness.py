@@ -108,7 +108,6 @@ class Asking:
         self.tokens = 0
         self.seconds = 0.0
         self._running = False
-        self._started = 0.0
         self.view.answerFinished.connect(self._on_finished)
         self.view.askFailed.connect(self._on_failed)
 
@@ -122,17 +121,18 @@ class Asking:
         self.chat.__exit__(None, None, None)
 
     def _ask(self) -> None:
-        self._started = time.perf_counter()
         self.view.ask("word3 word7")
 
     def _on_finished(self, answer: object) -> None:
         from app.knowledge.types import AnswerState, AskAnswer
 
         assert isinstance(answer, AskAnswer)
-        if answer.turn.state is AnswerState.COMPLETE:
+        first = answer.metrics.first_token_ms
+        if answer.turn.state is AnswerState.COMPLETE and first is not None:
+            # The streaming rate: from the first token to the last (retrieval excluded).
             self.answers += 1
             self.tokens += ASK_ANSWER_TOKENS
-            self.seconds += time.perf_counter() - self._started
+            self.seconds += (answer.metrics.total_ms - first) / 1000
         if self._running:
             QTimer.singleShot(0, self._ask)
 

@@ -16,7 +16,16 @@ from collections.abc import Sequence
 from enum import StrEnum
 from functools import partial
 
-from PySide6.QtCore import QLocale, QModelIndex, QPersistentModelIndex, Qt, QUrl, Signal, Slot
+from PySide6.QtCore import (
+    QLocale,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    QTimer,
+    QUrl,
+    Signal,
+    Slot,
+)
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -53,6 +62,7 @@ from app.ui.search.chunk_viewer import ChunkViewer
 from app.ui.search.open_original import OriginalOpener
 
 SCOPE_SETTING = "ask/scope"
+FLUSH_MS = 40
 
 
 class AskScope(StrEnum):
@@ -87,6 +97,10 @@ class AskView(QWidget):
         self._plan: AskPlan | None = None
         self._pieces: list[str] = []
         self._pending_at = 0  # where the streaming turn starts in the conversation document
+        self._unshown: list[str] = []  # pieces not drawn yet
+        self._flush_timer = QTimer(self)
+        self._flush_timer.setSingleShot(True)
+        self._flush_timer.setInterval(FLUSH_MS)
         self._viewer: ChunkViewer | None = None
         self._runner = ProbeRunner(self)
         self.opener = OriginalOpener(ctx, self)
@@ -207,6 +221,7 @@ class AskView(QWidget):
         self._sources.activated.connect(self._on_source_activated)
         self._scope.currentIndexChanged.connect(self._on_scope_changed)
         self._rewrite.toggled.connect(self._on_rewrite_toggled)
+        self._flush_timer.timeout.connect(self._on_flush)
 
     # -- public ------------------------------------------------------------------------
 
@@ -437,11 +452,24 @@ class AskView(QWidget):
         if not self._pieces:
             self._show_status("")
         self._pieces.append(piece)
+        self._unshown.append(piece)
+        if not self._flush_timer.isActive():
+            self._flush_timer.start()
+
+    @Slot()
+    def _on_flush(self) -> None:
+        """Show the pieces that arrived since the last flush: one edit and one layout per
+        FLUSH_MS rather than one per token (200 tokens/s would keep the GUI thread busy)."""
+        if not self._unshown:
+            return
+        text = "".join(self._unshown)
+        self._unshown.clear()
+        bar = self._conversation.verticalScrollBar()
+        following = bar.value() >= bar.maximum() - 40
         cursor = QTextCursor(self._conversation.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
-        cursor.insertText(piece)
-        bar = self._conversation.verticalScrollBar()
-        if bar.value() >= bar.maximum() - 40:
+        cursor.insertText(text)
+        if following:
             bar.setValue(bar.maximum())
 
     def _on_streamed(self, generation: int, plan: AskPlan) -> None:
@@ -572,6 +600,8 @@ class AskView(QWidget):
 
     def _replace_pending(self, turn: AskTurn, index: int) -> None:
         """The streamed text replaced by the finished turn, its markers now links."""
+        self._flush_timer.stop()
+        self._unshown.clear()
         cursor = QTextCursor(self._conversation.document())
         cursor.setPosition(min(self._pending_at, cursor.document().characterCount() - 1))
         cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
