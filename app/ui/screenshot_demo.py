@@ -6,10 +6,11 @@ Qt-free: it only drives KnowledgeService, so it can stage a data folder without 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from app.knowledge.service import KnowledgeService
-from app.knowledge.types import AnswerState, AskSource, AskTurn, Base, ItemPhase
+from app.knowledge.types import AnswerState, AskSource, AskTurn, Base, ItemPhase, SearchResult
 
 # (English file name, Chinese file name, English text, Chinese text)
 DOCUMENTS: list[tuple[str, str, str, str]] = [
@@ -118,8 +119,10 @@ def _show_running(service: KnowledgeService, item_id: str) -> None:
     service.jobs.set_item_phase(item_id, ItemPhase.EMBEDDING, 45.0)
 
 
-# (question, what was searched, answer) per language: a follow-up the chat model rewrote.
-CONVERSATION = {
+# (question, what was searched, answer, the documents [1], [2] ... it cites) per language:
+# a first question, then a follow-up the chat model rewrote.
+DemoTurn = tuple[str, str, str, tuple[str, ...]]
+CONVERSATION: dict[str, list[DemoTurn]] = {
     "en": [
         (
             "How does hybrid search work?",
@@ -128,11 +131,13 @@ CONVERSATION = {
             "ranked lists [1]. Exact terms such as product codes come from BM25; paraphrases "
             "come from the embedding model [1]. Each result opens at the exact place it came "
             "from, since chunks keep their offsets [2].",
+            ("hybrid-search.md", "chunking.md"),
         ),
         (
             "And when does the threshold apply?",
             "when does the similarity threshold apply in search",
             "Only when a rerank model is chosen: only reranked scores are comparable [1].",
+            ("reranking.md",),
         ),
     ],
     "zh": [
@@ -142,15 +147,22 @@ CONVERSATION = {
             "它同时执行 BM25 全文检索和向量检索，并融合两个排序列表 [1]。产品编号等精确词由 "
             "BM25 找到，同义改写由嵌入模型找到 [1]。分块保留了在原文中的位置，所以结果能准确"
             "打开到出处 [2]。",
+            ("混合检索.md", "分块.md"),
         ),
         (
             "那阈值什么时候生效？",
             "相似度 阈值 重排序",
             "只有选择了重排序模型时才使用阈值：只有重排序分数可以相互比较 [1]。",
+            ("重排序.md",),
         ),
     ],
 }
 DEMO_CHAT_PROVIDER = ("ollama", "http://127.0.0.1:11434", "qwen2.5:7b")
+
+
+def _cited_order(result: SearchResult, cited: tuple[str, ...]) -> int:
+    name = Path(result.source).name
+    return cited.index(name) if name in cited else len(cited)
 
 
 def stage_conversation(service: KnowledgeService, base: Base, language: str) -> list[AskTurn]:
@@ -162,8 +174,10 @@ def stage_conversation(service: KnowledgeService, base: Base, language: str) -> 
     service.choose_chat_model(f"{provider}:{model}")
     service.set_ask_rewrite(base.id, True)
     turns = []
-    for question, query, answer in CONVERSATION["zh" if language.startswith("zh") else "en"]:
+    for question, query, answer, cited in CONVERSATION["zh" if language.startswith("zh") else "en"]:
         results = service.search(base.id, query).results[:4]
+        # The documents the canned answer cites get its numbers; the rest follow by rank.
+        results.sort(key=partial(_cited_order, cited=cited))
         sources = [AskSource(n, base.id, r) for n, r in enumerate(results, start=1)]
         turn = AskTurn(
             base_id=base.id,
