@@ -285,3 +285,31 @@ def test_a_failed_rewrite_searches_the_question_itself(
     assert answer.turn.query == "What do tomatoes need?"
     assert answer.turn.answer == "Tomatoes need full sun [1]."
     assert len(chat.requests()) == 3
+
+
+def test_trove_base_set_ask_rewrite_turns_the_rewrite_on(tmp_path: Path, chat: FakeChat) -> None:
+    home = tmp_path / "cli-home"
+    assert trove(home, "base", "create", "Notes").returncode == 0
+    src = write_files(tmp_path / "cli-notes", NOTES)
+    assert trove(home, "add", "Notes", str(src), "--wait").returncode == 0
+    assert (
+        trove(
+            home, "provider", "add", "chat", "--kind", "openai", "--url", chat.base_url
+        ).returncode
+        == 0
+    )
+    switched = trove(home, "base", "set", "Notes", "--ask-rewrite", "on")
+    assert switched.returncode == 0, switched.stderr
+    assert "question rewrite on" in switched.stderr
+    chat.reply = lambda messages: (
+        "when to prune roses" if _is_rewrite(messages) else "In late winter [1]."
+    )
+    asked = trove(
+        home, "ask", "Notes", "And the roses?", "--model", MODEL, "--json", "--fresh",
+        env={"TROVE_KEY_CHAT": "sk-chat-test"},
+    )  # fmt: skip
+    assert asked.returncode == 0, asked.stderr
+    data = json.loads(asked.stdout)
+    assert data["rewritten"] is True and data["query"] == "when to prune roses"
+    assert data["citations"][0]["conceptId"].endswith("roses.md")
+    assert data["metrics"]["rewriteMs"] > 0

@@ -7,8 +7,8 @@
 
 Speaks OpenAI's /v1/chat/completions as server-sent events (`data: {...}` ... `data: [DONE]`)
 and Ollama's /api/chat as one JSON object per line (the last with `"done": true`). A reply is
-a fixed text or a function of the request's messages; it goes out one word per event, with
-`delay` seconds between words. Faults are queued and consumed one per request: an HTTP
+a fixed text or a function of the request's messages; it goes out one word per event, one
+every `delay` seconds. Faults are queued and consumed one per request: an HTTP
 status (with a Retry-After), or a stream cut after N words, either cleanly (no final
 marker) or mid-chunk (a broken chunked body).
 """
@@ -125,9 +125,12 @@ class FakeChat:
         limit = fault.after if fault is not None else len(pieces)
 
         def body() -> Iterator[bytes]:
+            start = time.monotonic()
             for index, piece in enumerate(pieces[:limit]):
-                if index and self.delay:
-                    time.sleep(self.delay)
+                # Paced against the start, so the rate holds however long a write takes.
+                wait = start + index * self.delay - time.monotonic()
+                if wait > 0:
+                    time.sleep(wait)
                 yield event(piece)
             if fault is None:
                 yield end
