@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import logging
 import os
 import sys
@@ -148,6 +149,7 @@ def run_window(ctx: UiContext, loop: asyncio.AbstractEventLoop) -> int:
     ctx.service.warm_up()
     ctx.executor.start()
     window.start()
+    settle_heap()
     app = QApplication.instance()
     assert isinstance(app, QApplication)
     quit_event = asyncio.Event()
@@ -157,6 +159,14 @@ def run_window(ctx: UiContext, loop: asyncio.AbstractEventLoop) -> int:
     if window.restart_requested:
         restart()
     return 0
+
+
+def settle_heap() -> None:
+    """Put what the start built (modules, Qt bindings, the window: most of the heap) out of
+    the cyclic collector's reach, so a full collection walks only what came later. In the
+    responsiveness bench, while answers streamed into the Ask view, full collections of the
+    whole heap held the window's thread 74-106 ms."""
+    gc.freeze()
 
 
 def restart() -> None:

@@ -30,13 +30,14 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from PySide6.QtCore import QSettings, QTimer  # noqa: E402
+from PySide6.QtCore import QCoreApplication, QSettings, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from app.knowledge.service import KnowledgeService  # noqa: E402
 from app.knowledge.types import ItemStatus  # noqa: E402
 from app.runtime.executor import JobExecutor, default_worker_cap  # noqa: E402
 from app.ui.context import UiContext  # noqa: E402
+from app.ui.launcher import settle_heap  # noqa: E402
 from app.ui.main_window import MainWindow  # noqa: E402
 from app.ui.notifications import Notifier  # noqa: E402
 from app.ui.tasks import BackgroundTasks  # noqa: E402
@@ -90,17 +91,32 @@ ASK_TOKENS_PER_SECOND = 200
 ASK_ANSWER_TOKENS = 400
 
 
+_CHAT_SERVER = f"""
+import sys
+sys.path.insert(0, {str(ROOT)!r})
+from tests.providers.fake_chat import FakeChat
+words = [f"word{{n}} [1]" if n % 40 == 39 else f"word{{n}}" for n in range({ASK_ANSWER_TOKENS})]
+with FakeChat(reply=" ".join(words), delay=1 / {ASK_TOKENS_PER_SECOND}) as chat:
+    print(chat.base_url, flush=True)
+    sys.stdin.read()
+"""
+
+
 class Asking:
-    """The Ask view streaming answers from a loopback chat server until stopped."""
+    """The Ask view streaming answers until stopped, from a loopback chat server in a process
+    of its own, as a real model server is (in the window's process its threads would compete
+    with the window for the GIL)."""
 
     def __init__(self, window: MainWindow, service: KnowledgeService) -> None:
-        from tests.providers.fake_chat import FakeChat
-
-        reply = " ".join(
-            f"word{n} [1]" if n % 40 == 39 else f"word{n}" for n in range(ASK_ANSWER_TOKENS)
+        self._server = subprocess.Popen(
+            [sys.executable, "-c", _CHAT_SERVER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
         )
-        self.chat = FakeChat(reply=reply, delay=1 / ASK_TOKENS_PER_SECOND).__enter__()
-        service.save_provider("chat", "openai", base_url=self.chat.base_url, models=["bench"])
+        assert self._server.stdout is not None
+        base_url = self._server.stdout.readline().strip()
+        service.save_provider("chat", "openai", base_url=base_url, models=["bench"])
         self.view = window.ask
         self.view.model_box().setCurrentText("chat:bench")
         window.query_tabs.setCurrentWidget(self.view)
@@ -118,7 +134,7 @@ class Asking:
     def stop(self) -> None:
         self._running = False
         self.view.stop()
-        self.chat.__exit__(None, None, None)
+        self._server.communicate(timeout=30)  # closes its stdin: the server ends
 
     def _ask(self) -> None:
         self.view.ask("word3 word7")
@@ -140,7 +156,7 @@ class Asking:
         raise RuntimeError(f"an ask failed during the bench: {error}")
 
 
-def _event_loop(app: QApplication) -> object:
+def _event_loop(app: QCoreApplication) -> object:
     """A qasync loop over the application, marked running as the launcher's is (the window
     awaits its chat streams on it); events are processed by wait_until."""
     import asyncio
@@ -181,6 +197,7 @@ def run(files: int, workers: int | None, model: str, ask: bool = False) -> dict[
     window.confirm_quit = lambda _running: True
     window.show()
     window.start()
+    settle_heap()
     wait_until(lambda: window.current_base() is not None, 30, "the base")
     paths = corpus(tmp / "corpus", files)
     # (start, end) in time.monotonic() seconds, comparable with the control process's
