@@ -15,6 +15,7 @@ GUI_OPTIONS = {
     "--lang": True,
     "--home": True,
     "--dark": False,
+    "--ask": False,
 }
 
 

@@ -35,6 +35,130 @@
     </message>
 </context>
 <context>
+    <name>AskSourcesModel</name>
+    <message>
+        <source>[{0}] {1}, page {2} · {3}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>[{0}] {1} · {2}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AskView</name>
+    <message>
+        <source>This base</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All bases</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Answer from the selected knowledge base or all of them</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The chat model that answers: PROVIDER:MODEL of an OpenAI-compatible or Ollama provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Chat model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rewrite follow-up questions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Before searching, the chat model turns the question into a standalone query (a setting of this knowledge base)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ask a question about your documents</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ask</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Forget this knowledge base&apos;s conversation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Answers cite the passages they come from as [1], [2] …; click a number to read the passage in its document.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sources</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a chat model first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Searching the documents…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Waiting for the chat model…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n citation(s) pointed to no passage and were removed.</source>
+        <translation>
+            <numerusform>%n citation pointed to no passage and was removed.</numerusform>
+            <numerusform>%n citations pointed to no passage and were removed.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Rewritten: {0} · {1} ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Retrieval {0} ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n passage(s)</source>
+        <translation>
+            <numerusform>%n passage</numerusform>
+            <numerusform>%n passages</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>First token {0} ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Total {0} ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The answer broke off here.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stopped.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>BaseListModel</name>
     <message>
         <source>Needs restoring: {0}</source>
@@ -720,6 +844,10 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
     </message>
     <message>
         <source>Search</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ask</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2468,6 +2596,22 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>The chat model failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The chat model is busy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The passages do not fit the chat model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The answer broke off</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Something went wrong</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2669,6 +2813,26 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     </message>
     <message>
         <source>Nothing of it was kept.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The chat model could not answer. Check the provider, then ask again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The question and the passages found are longer than the chat model can read, even with fewer passages. Ask a shorter question or choose a larger model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The connection to the chat model broke while it was answering. The part that arrived is kept; ask again for the rest.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The chat model&apos;s provider asks to wait %n second(s) before the next question.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The chat model&apos;s provider gets too many requests. Wait a moment, then ask again.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -33,6 +33,128 @@
     </message>
 </context>
 <context>
+    <name>AskSourcesModel</name>
+    <message>
+        <source>[{0}] {1}, page {2} · {3}</source>
+        <translation>[{0}] {1}，第 {2} 页 · {3}</translation>
+    </message>
+    <message>
+        <source>[{0}] {1} · {2}</source>
+        <translation>[{0}] {1} · {2}</translation>
+    </message>
+</context>
+<context>
+    <name>AskView</name>
+    <message>
+        <source>This base</source>
+        <translation>此知识库</translation>
+    </message>
+    <message>
+        <source>All bases</source>
+        <translation>全部知识库</translation>
+    </message>
+    <message>
+        <source>Answer from the selected knowledge base or all of them</source>
+        <translation>根据所选知识库或全部知识库回答</translation>
+    </message>
+    <message>
+        <source>The chat model that answers: PROVIDER:MODEL of an OpenAI-compatible or Ollama provider</source>
+        <translation>回答问题的对话模型：兼容 OpenAI 或 Ollama 的服务商的 服务商:模型</translation>
+    </message>
+    <message>
+        <source>Chat model</source>
+        <translation>对话模型</translation>
+    </message>
+    <message>
+        <source>Rewrite follow-up questions</source>
+        <translation>改写追问</translation>
+    </message>
+    <message>
+        <source>Before searching, the chat model turns the question into a standalone query (a setting of this knowledge base)</source>
+        <translation>检索前由对话模型把问题改写成独立的查询（此知识库的设置）</translation>
+    </message>
+    <message>
+        <source>Ask a question about your documents</source>
+        <translation>就你的文档提一个问题</translation>
+    </message>
+    <message>
+        <source>Ask</source>
+        <translation>提问</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation>清空</translation>
+    </message>
+    <message>
+        <source>Forget this knowledge base&apos;s conversation</source>
+        <translation>清除此知识库的对话记录</translation>
+    </message>
+    <message>
+        <source>Answers cite the passages they come from as [1], [2] …; click a number to read the passage in its document.</source>
+        <translation>回答以 [1]、[2] … 标注出处段落；点击编号可在原文中查看该段落。</translation>
+    </message>
+    <message>
+        <source>Sources</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Choose a chat model first.</source>
+        <translation>请先选择对话模型。</translation>
+    </message>
+    <message>
+        <source>Searching the documents…</source>
+        <translation>正在检索文档…</translation>
+    </message>
+    <message>
+        <source>Waiting for the chat model…</source>
+        <translation>正在等待对话模型…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n citation(s) pointed to no passage and were removed.</source>
+        <translation>
+            <numerusform>有 %n 处引用没有对应的段落，已删除。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Rewritten: {0} · {1} ms</source>
+        <translation>改写为：{0} · {1} 毫秒</translation>
+    </message>
+    <message>
+        <source>Retrieval {0} ms</source>
+        <translation>检索 {0} 毫秒</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n passage(s)</source>
+        <translation>
+            <numerusform>%n 个段落</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>First token {0} ms</source>
+        <translation>首字 {0} 毫秒</translation>
+    </message>
+    <message>
+        <source>Total {0} ms</source>
+        <translation>总计 {0} 毫秒</translation>
+    </message>
+    <message>
+        <source>The answer broke off here.</source>
+        <translation>回答在此中断。</translation>
+    </message>
+    <message>
+        <source>Stopped.</source>
+        <translation>已停止。</translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+</context>
+<context>
     <name>BaseListModel</name>
     <message>
         <source>Needs restoring: {0}</source>
@@ -711,6 +833,10 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
     <message>
         <source>Search</source>
         <translation>搜索</translation>
+    </message>
+    <message>
+        <source>Ask</source>
+        <translation>提问</translation>
     </message>
     <message>
         <source>Quit</source>
@@ -2438,6 +2564,22 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation>已取消</translation>
     </message>
     <message>
+        <source>The chat model failed</source>
+        <translation>对话模型出错</translation>
+    </message>
+    <message>
+        <source>The chat model is busy</source>
+        <translation>对话模型繁忙</translation>
+    </message>
+    <message>
+        <source>The passages do not fit the chat model</source>
+        <translation>段落超出对话模型的上下文</translation>
+    </message>
+    <message>
+        <source>The answer broke off</source>
+        <translation>回答中断了</translation>
+    </message>
+    <message>
         <source>Something went wrong</source>
         <translation>出现问题</translation>
     </message>
@@ -2640,6 +2782,26 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     <message>
         <source>Nothing of it was kept.</source>
         <translation>未保留任何部分。</translation>
+    </message>
+    <message>
+        <source>The chat model could not answer. Check the provider, then ask again.</source>
+        <translation>对话模型无法回答。请检查服务商后重新提问。</translation>
+    </message>
+    <message>
+        <source>The question and the passages found are longer than the chat model can read, even with fewer passages. Ask a shorter question or choose a larger model.</source>
+        <translation>问题和检索到的段落超出了对话模型能读取的长度，减少段落后仍然超出。请缩短问题或选择上下文更大的模型。</translation>
+    </message>
+    <message>
+        <source>The connection to the chat model broke while it was answering. The part that arrived is kept; ask again for the rest.</source>
+        <translation>对话模型回答时连接中断。已收到的部分已保留；可重新提问获取其余内容。</translation>
+    </message>
+    <message>
+        <source>The chat model&apos;s provider asks to wait %n second(s) before the next question.</source>
+        <translation>对话模型的服务商要求等待 %n 秒后再提问。</translation>
+    </message>
+    <message>
+        <source>The chat model&apos;s provider gets too many requests. Wait a moment, then ask again.</source>
+        <translation>对话模型的服务商请求过多。请稍候再提问。</translation>
     </message>
     <message>
         <source>An unexpected error occurred.</source>

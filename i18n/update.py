@@ -45,8 +45,17 @@ def python_sources() -> list[str]:
 def update() -> None:
     for language in LANGUAGES:
         subprocess.run(
-            [tool("lupdate"), "-no-obsolete", "-locations", "none", *python_sources(),
-             "-target-language", language, "-ts", str(ts_path(language))],
+            [
+                tool("lupdate"),
+                "-no-obsolete",
+                "-locations",
+                "none",
+                *python_sources(),
+                "-target-language",
+                language,
+                "-ts",
+                str(ts_path(language)),
+            ],
             check=True,
         )
 

@@ -31,7 +31,9 @@ PACKAGING = ROOT / "packaging"
 
 # Directories of the source tree bundled whole, at the same relative path (app.resources
 # finds them under sys._MEIPASS).
-RESOURCE_TREES = ("resources",)
+# The ask prompts are package data read with importlib.resources; bundled at the same
+# relative path, they sit where the frozen app.knowledge.ask package looks for them.
+RESOURCE_TREES = ("resources", "app/knowledge/ask/prompts")
 # Compiled Qt Linguist catalogs; the .ts sources stay out of the bundle.
 CATALOG_DIR = "i18n"
 CATALOG_GLOB = "*.qm"

@@ -65,8 +65,11 @@ def cmd_base_list(svc: KnowledgeService, args: argparse.Namespace) -> int:
 def cmd_base_set(svc: KnowledgeService, args: argparse.Namespace) -> int:
     base = svc.resolve_base(args.base)
     ocr = ocr_options(args)
-    if args.agent_writes is None and not ocr:
-        print("error: nothing to set; e.g. --agent-writes on or --ocr off", file=sys.stderr)
+    if args.agent_writes is None and not ocr and args.ask_rewrite is None:
+        print(
+            "error: nothing to set; e.g. --agent-writes on, --ocr off or --ask-rewrite on",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     if args.agent_writes is not None:
         base = svc.set_agent_writes(base.id, args.agent_writes == "on")
@@ -78,6 +81,12 @@ def cmd_base_set(svc: KnowledgeService, args: argparse.Namespace) -> int:
         print(
             f"OCR {on} for knowledge base {base.name!r} ({base.id}): languages "
             f"{','.join(base.ocr.languages)}, at most {base.ocr.max_pages} pages per document",
+            file=sys.stderr,
+        )
+    if args.ask_rewrite is not None:
+        svc.set_ask_rewrite(base.id, args.ask_rewrite == "on")
+        print(
+            f"question rewrite {args.ask_rewrite} for knowledge base {base.name!r} ({base.id})",
             file=sys.stderr,
         )
     return EXIT_OK

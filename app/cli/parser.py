@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import TypeAlias
 
 from app import __version__
+from app.cli.ask import cmd_ask
 from app.cli.bases import cmd_base_create, cmd_base_delete, cmd_base_list, cmd_base_set
 from app.cli.items import cmd_add, cmd_delete, cmd_item_list, cmd_note, cmd_reindex, cmd_resume
 from app.cli.maintenance import cmd_doctor, cmd_restore
@@ -71,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_upkeep_commands(commands)
     _add_mcp_command(commands)
     _add_search_command(commands)
+    _add_ask_command(commands)
     return parser
 
 
@@ -110,6 +112,11 @@ def _add_base_commands(commands: Subcommands) -> None:
         help="let agent tools (trove mcp: kb_manage) add, delete and refresh items",
     )
     _add_ocr_options(bset)
+    bset.add_argument(
+        "--ask-rewrite",
+        choices=["on", "off"],
+        help="`trove ask` and the Ask view rewrite a question into a standalone query first",
+    )
     bset.set_defaults(func=cmd_base_set)
     blist = base_cmds.add_parser("list", help="list knowledge bases")
     blist.add_argument("--json", action="store_true")
@@ -157,7 +164,7 @@ def _add_ocr_options(command: argparse.ArgumentParser) -> None:
 
 def _add_provider_commands(commands: Subcommands) -> None:
     """`provider add|list|remove|test|models`."""
-    provider = commands.add_parser("provider", help="embedding and rerank providers")
+    provider = commands.add_parser("provider", help="embedding, rerank and chat providers")
     provider_cmds = provider.add_subparsers(
         dest="provider_command", metavar="ACTION", required=True
     )
@@ -180,6 +187,9 @@ def _add_provider_commands(commands: Subcommands) -> None:
     ptest = provider_cmds.add_parser("test", help="make one real call to a provider")
     ptest.add_argument("name")
     ptest.add_argument("--model")
+    ptest.add_argument(
+        "--chat", metavar="MODEL", help="test a chat model of the provider (a short streamed reply)"
+    )
     ptest.set_defaults(func=cmd_provider_test)
     pmodels = provider_cmds.add_parser("models", help="list the models a provider offers")
     pmodels.add_argument("name")
@@ -355,6 +365,34 @@ def _add_search_command(commands: Subcommands) -> None:
         "--debug", action="store_true", help="show per-stage timings and hit counts"
     )
     search.set_defaults(func=cmd_search)
+
+
+def _add_ask_command(commands: Subcommands) -> None:
+    """`ask`."""
+    ask = commands.add_parser(
+        "ask", help="answer a question from a knowledge base with a chat model, with citations"
+    )
+    ask.add_argument("base", metavar="BASE", help="base id or unique name")
+    ask.add_argument("question", metavar="QUESTION", nargs="?")
+    ask.add_argument(
+        "--model",
+        metavar="PROVIDER:MODEL",
+        help="chat model of an openai or ollama provider (default: the one used last)",
+    )
+    ask.add_argument("--json", action="store_true", help="answer, citations and metrics as JSON")
+    ask.add_argument(
+        "--fresh",
+        action="store_true",
+        help="ignore the base's conversation so far, and do not add this turn to it",
+    )
+    ask.add_argument("--clear", action="store_true", help="clear the base's conversation first")
+    ask.add_argument(
+        "--context-tokens",
+        type=_positive,
+        metavar="N",
+        help="the chat model's context size in tokens (default 8192)",
+    )
+    ask.set_defaults(func=cmd_ask)
 
 
 def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:

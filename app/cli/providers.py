@@ -54,6 +54,10 @@ def cmd_provider_remove(svc: KnowledgeService, args: argparse.Namespace) -> int:
 
 
 def cmd_provider_test(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    if args.chat:
+        print(svc.check_chat(f"{args.name}:{args.chat}"))
+        if not args.model:
+            return EXIT_OK
     print(svc.check_provider(args.name, args.model))
     return EXIT_OK
 

@@ -9,11 +9,13 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Unpack
 
 from app.knowledge.catalog import Catalog
 from app.knowledge.provider_errors import provider_failure
 from app.knowledge.types import ErrorCode, TroveError
 from app.providers import factory, secrets
+from app.providers.chat import CHAT_KINDS, ChatClient, ChatOptions
 
 # Re-exported: what each provider kind serves, for callers that may not import app.providers.
 from app.providers.factory import EMBEDDING_KINDS as EMBEDDING_KINDS
@@ -161,3 +163,54 @@ def check_provider(
         return factory.check_connection(settings, chosen, secrets.get_key, models_dir=models_dir)
     except ProviderError as exc:
         raise provider_failure(exc, ErrorCode.FETCH_FAILED) from exc
+
+
+# -- chat models (asking a base) ---------------------------------------------------------
+
+CHAT_MODEL_SETTING = "ask.chat_model"
+
+
+def chat_settings(catalog: Catalog, model_id: str) -> tuple[ProviderSettings, str]:
+    """The provider of a chat model id `PROVIDER:MODEL`, and the model's name."""
+    provider_id, sep, model = model_id.partition(":")
+    if not sep or not provider_id or not model:
+        raise TroveError(
+            ErrorCode.INVALID_ARGUMENT, f"chat model ids look like PROVIDER:MODEL, got {model_id!r}"
+        )
+    settings = find_settings(catalog, provider_id)
+    if settings.kind not in CHAT_KINDS:
+        raise TroveError(
+            ErrorCode.MODEL_NOT_AVAILABLE,
+            f"provider {settings.label!r} ({settings.kind}) has no chat models; "
+            "chat needs an openai or ollama provider",
+        )
+    if not settings.enabled:
+        raise TroveError(ErrorCode.MODEL_NOT_AVAILABLE, f"provider {settings.label!r} is disabled")
+    return settings, model
+
+
+def chat_client(catalog: Catalog, model_id: str, **options: Unpack[ChatOptions]) -> ChatClient:
+    settings, model = chat_settings(catalog, model_id)
+    try:
+        return factory.build_chat(settings, model, secrets.get_key, **options)
+    except ProviderError as exc:
+        raise provider_failure(exc, ErrorCode.CHAT_FAILED) from exc
+
+
+def chat_models(catalog: Catalog) -> list[str]:
+    """The chat model ids the configured providers name (their model lists)."""
+    return [
+        f"{s.id}:{model}"
+        for s in load_settings(catalog)
+        if s.kind in CHAT_KINDS and s.enabled
+        for model in s.models
+    ]
+
+
+def check_chat(catalog: Catalog, model_id: str) -> str:
+    """One short streamed chat call (`trove provider test NAME --chat MODEL`)."""
+    settings, model = chat_settings(catalog, model_id)
+    try:
+        return factory.check_chat(settings, model, secrets.get_key)
+    except ProviderError as exc:
+        raise provider_failure(exc, ErrorCode.CHAT_FAILED) from exc

@@ -8,7 +8,15 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    Callable,
+    Collection,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import replace
@@ -30,6 +38,12 @@ from app.knowledge import (
     relevance,
 )
 from app.knowledge import doctor as integrity
+from app.knowledge.ask import citations as ask_citations
+from app.knowledge.ask import engine as ask_engine
+from app.knowledge.ask import service_glue as asking
+from app.knowledge.ask import turns
+from app.knowledge.ask.context import Budget
+from app.knowledge.ask.engine import AskPlan as AskPlan
 from app.knowledge.catalog import Catalog
 from app.knowledge.data_layout import DataLayout
 from app.knowledge.engine import EngineParts, Extraction
@@ -67,9 +81,13 @@ from app.knowledge.sync_types import SyncChanges as SyncChanges
 from app.knowledge.sync_types import SyncState as SyncState
 from app.knowledge.types import (
     AddReport,
+    AnswerState,
+    AskAnswer,
+    AskTurn,
     Base,
     BaseChanges,
     BaseSettings,
+    Citation,
     ConnectionOk,
     ErrorCode,
     ExportReport,
@@ -88,6 +106,7 @@ from app.knowledge.types import (
     WorkCounts,
 )
 from app.providers import async_probe, secrets
+from app.providers.chat import ChatOptions
 from app.providers.factory import ProviderSettings, builtin_local_settings
 from app.providers.interfaces import Embedder, ModelResolver, ProviderError, Reranker
 from app.providers.local_model import LOCAL_MODEL_ID, local_model_available
@@ -795,6 +814,135 @@ class KnowledgeService:
                 base.name,
                 completed,
             )
+
+    # -- asking a base -----------------------------------------------------------------
+
+    def ask(
+        self,
+        base_ids: Sequence[str],
+        question: str,
+        *,
+        chat_model: str | None = None,
+        on_token: Callable[[str], None] | None = None,
+        cancel: threading.Event | None = None,
+        remember: bool = True,
+        context_tokens: int | None = None,
+        history: bool = True,
+        chat_options: ChatOptions | None = None,
+    ) -> AskAnswer:
+        """Answer `question` from the passages of `base_ids` (the first one's conversation),
+        streaming pieces to `on_token` in this thread (the CLI). A stream that breaks keeps
+        its partial answer (`error` set); a failure before any token raises TroveError."""
+        plan = self.prepare_ask(
+            base_ids,
+            question,
+            chat_model=chat_model,
+            context_tokens=context_tokens,
+            history=history,
+            chat_options=chat_options,
+        )
+        answer = asking.answer(
+            self.catalog, plan, on_token=on_token, cancel=cancel, options=chat_options or {}
+        )
+        if remember and not self.read_only:
+            self.save_ask_turn(answer.turn)
+        return answer
+
+    def prepare_ask(
+        self,
+        base_ids: Sequence[str],
+        question: str,
+        *,
+        chat_model: str | None = None,
+        context_tokens: int | None = None,
+        history: bool = True,
+        chat_options: ChatOptions | None = None,
+    ) -> AskPlan:
+        """Rewrite (when the base says so), retrieve and assemble: everything before the
+        answer streams. Blocking (network, disk): call it off the GUI thread."""
+        model = asking.chat_model(self.catalog, chat_model)
+        budget = Budget.for_context(context_tokens) if context_tokens else Budget()
+        search = asking.searcher(
+            base_ids,
+            lambda base_id, text: self.search(base_id, text),
+            lambda ids, text: self.search_many(ids, text),
+        )
+        return asking.prepare(
+            self.catalog,
+            base_ids,
+            question,
+            model,
+            search,
+            budget=budget,
+            history=history,
+            options=chat_options or {},
+        )
+
+    def stream_answer(self, plan: AskPlan) -> AsyncGenerator[str, None]:
+        """The answer's pieces, awaited on the caller's asyncio loop (the window's qasync
+        loop: the GUI thread never waits on the network)."""
+        return asking.stream(self.catalog, plan)
+
+    @staticmethod
+    def shrink_ask(plan: AskPlan) -> AskPlan:
+        """The plan with half the context, for a chat model that found the prompt too long."""
+        return ask_engine.shrink(plan)
+
+    @staticmethod
+    def finish_ask(
+        plan: AskPlan, text: str, state: AnswerState, error: TroveError | None = None
+    ) -> AskAnswer:
+        """Resolve an answer's citations (markers citing no passage are dropped and counted)."""
+        return ask_engine.finish(plan, text, state, error)
+
+    @staticmethod
+    def citation_spans(text: str) -> list[tuple[int, int, list[int]]]:
+        """Where an answer's markers are: (start, end, numbers), for making links."""
+        return ask_citations.spans(text)
+
+    @staticmethod
+    def turn_citations(turn: AskTurn) -> list[Citation]:
+        """A kept turn's citations, resolved to its sources."""
+        return ask_citations.resolve(turn.answer, turn.sources)
+
+    def save_ask_turn(self, turn: AskTurn) -> AskTurn:
+        self._require_writable()
+        return turns.save(self.catalog, turn)
+
+    def ask_turns(self, base_id: str) -> list[AskTurn]:
+        """The base's conversation, oldest turn first."""
+        return turns.load(self.catalog, base_id)
+
+    def clear_ask_turns(self, base_id: str) -> int:
+        self._require_writable()
+        return self.catalog.clear_ask_turns(base_id)
+
+    def ask_rewrite(self, base_id: str) -> bool:
+        """Whether the base rewrites a question into a standalone query before retrieval."""
+        return self.catalog.ask_rewrite(base_id)
+
+    def set_ask_rewrite(self, base_id: str, rewrite: bool) -> None:
+        self._require_writable()
+        self.catalog.require_base(base_id)
+        self.catalog.set_ask_rewrite(base_id, rewrite)
+
+    def chat_models(self) -> list[str]:
+        """The chat model ids the configured openai/ollama providers list."""
+        return providers_config.chat_models(self.catalog)
+
+    def chosen_chat_model(self) -> str | None:
+        return self.catalog.get_setting(providers_config.CHAT_MODEL_SETTING)
+
+    def choose_chat_model(self, model_id: str | None) -> None:
+        """Remember the chat model the window or `trove ask --model` used last."""
+        if model_id is not None:
+            providers_config.chat_settings(self.catalog, model_id)
+        if not self.read_only:
+            self.catalog.set_setting(providers_config.CHAT_MODEL_SETTING, model_id)
+
+    def check_chat(self, model_id: str) -> str:
+        """One short streamed chat call; a message for the person, or TroveError."""
+        return providers_config.check_chat(self.catalog, model_id)
 
 
 @contextmanager

@@ -128,6 +128,13 @@ class ErrorCode(StrEnum):
     OCR_UNAVAILABLE = "OCR_UNAVAILABLE"  # the `ocr` extra is not installed
     IMAGE_TOO_LARGE = "IMAGE_TOO_LARGE"  # an image bomb: more pixels than Trove decodes
     OCR_FAILED = "OCR_FAILED"  # the recognition worker crashed or ran out of memory
+    # Asking a base (app/knowledge/ask): the chat model failed or is down, asked to wait
+    # longer than a person waits, or the passages do not fit its context; an answer whose
+    # stream broke off (its partial text is kept).
+    CHAT_FAILED = "CHAT_FAILED"
+    CHAT_RATE_LIMITED = "CHAT_RATE_LIMITED"
+    CHAT_CONTEXT_OVERFLOW = "CHAT_CONTEXT_OVERFLOW"
+    ANSWER_INTERRUPTED = "ANSWER_INTERRUPTED"
 
 
 class ErrorReason(StrEnum):
@@ -563,3 +570,113 @@ class TransferReport:
     vectors_reused: int
     reindexing: int
     removed_from_source: int
+
+
+# -- asking a base (app/knowledge/ask) -----------------------------------------------------
+
+
+class AnswerState(StrEnum):
+    COMPLETE = "complete"
+    INTERRUPTED = "interrupted"  # the stream broke off; the text is what arrived
+    CANCELLED = "cancelled"  # the person stopped it; the text is what arrived
+
+
+@dataclass(frozen=True, slots=True)
+class AskSource:
+    """A passage given to the chat model as `[number]`, and the base that holds it."""
+
+    number: int
+    base_id: str
+    result: SearchResult
+
+    def to_json(self) -> dict[str, object]:
+        return {"number": self.number, "baseId": self.base_id, **self.result.to_json()}
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """A marker `[number]` in an answer, resolved to the exact span of its passage."""
+
+    number: int
+    source: AskSource
+
+    def to_json(self) -> dict[str, object]:
+        r = self.source.result
+        return {
+            "marker": self.number,
+            "baseId": self.source.base_id,
+            "itemId": r.item_id,
+            "conceptId": r.concept_id,
+            "title": r.title,
+            "charStart": r.char_start,
+            "charEnd": r.char_end,
+            "page": r.page,
+        }
+
+
+@dataclass(slots=True)
+class AskMetrics:
+    rewrite_ms: float = 0.0  # 0 when the question was not rewritten
+    retrieval_ms: float = 0.0
+    first_token_ms: float | None = None  # from the start of the ask; None: no token came
+    total_ms: float = 0.0
+    passages: int = 0  # passages that fit the chat model's context
+    context_tokens: int = 0  # the estimated tokens of the prompt sent
+    dropped_markers: int = 0  # markers citing no passage, removed from the answer
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "rewriteMs": round(self.rewrite_ms, 1),
+            "retrievalMs": round(self.retrieval_ms, 1),
+            "firstTokenMs": None if self.first_token_ms is None else round(self.first_token_ms, 1),
+            "totalMs": round(self.total_ms, 1),
+            "passages": self.passages,
+            "contextTokens": self.context_tokens,
+            "droppedMarkers": self.dropped_markers,
+        }
+
+
+@dataclass(slots=True)
+class AskTurn:
+    """One question and its answer, as kept in a base's conversation."""
+
+    base_id: str
+    question: str
+    query: str  # what was searched: the question, or its rewrite
+    answer: str  # markers citing no passage already removed
+    sources: list[AskSource]
+    chat_model: str
+    state: AnswerState = AnswerState.COMPLETE
+    id: int | None = None
+    created_at: float = 0.0
+
+    @property
+    def rewritten(self) -> bool:
+        return self.query != self.question
+
+
+@dataclass(slots=True)
+class AskAnswer:
+    """What an ask gives back: the turn, its citations, its timings, and the failure that
+    ended it early (its partial text is still in `turn.answer`)."""
+
+    turn: AskTurn
+    citations: list[Citation]
+    metrics: AskMetrics
+    error: TroveError | None = None
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {
+            "question": self.turn.question,
+            "query": self.turn.query,
+            "rewritten": self.turn.rewritten,
+            "answer": self.turn.answer,
+            "state": str(self.turn.state),
+            "chatModel": self.turn.chat_model,
+            "citations": [c.to_json() for c in self.citations],
+            "sources": [s.to_json() for s in self.turn.sources],
+            "metrics": self.metrics.to_json(),
+        }
+        if self.error is not None:
+            data["error"] = {"code": str(self.error.code), "message": self.error.message}
+        return data

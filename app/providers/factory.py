@@ -20,6 +20,7 @@ from typing import Final, Literal, Unpack, cast
 
 import numpy as np
 
+from app.providers.chat import CHAT_KINDS, ChatClient, ChatOptions
 from app.providers.http import HttpOptions
 from app.providers.installed_models import InstalledEmbedder, InstalledReranker, installed_folder
 from app.providers.interfaces import (
@@ -349,3 +350,39 @@ def _reranks(settings: ProviderSettings, model: str, models_dir: Path | None) ->
         return load_manifest(folder).kind is ModelKind.RERANK
     except ProviderError:
         return False  # the embedder then says what is wrong with the folder
+
+
+def build_chat(
+    settings: ProviderSettings,
+    model: str,
+    get_key: KeyLookup,
+    **options: Unpack[ChatOptions],
+) -> ChatClient:
+    """The streaming chat client for `settings.id:model` (OpenAI-compatible or Ollama)."""
+    if not settings.enabled:
+        raise ProviderError(MODEL_NOT_AVAILABLE, f"provider {settings.label!r} is disabled")
+    if settings.kind not in CHAT_KINDS:
+        raise ProviderError(
+            MODEL_NOT_AVAILABLE, f"provider {settings.label!r} ({settings.kind}) has no chat models"
+        )
+    keys = _Keys(settings.id, get_key)
+    return ChatClient(
+        settings.kind,
+        _require_base_url(settings),
+        model,
+        keys,
+        name=settings.label,
+        auth_hint=lambda: keys.hint,
+        **options,
+    )
+
+
+def check_chat(
+    settings: ProviderSettings, model: str, get_key: KeyLookup, **options: Unpack[ChatOptions]
+) -> str:
+    """One short streamed chat call with `model`; a message for the person, or ProviderError."""
+    client = build_chat(settings, model, get_key, **options)
+    try:
+        return client.test_connection()
+    finally:
+        client.close()

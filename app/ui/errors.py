@@ -45,6 +45,7 @@ _DETAILED_CODES = frozenset(
         ErrorCode.ARCHIVE_DAMAGED,
         ErrorCode.IMAGE_TOO_LARGE,
         ErrorCode.OCR_FAILED,
+        ErrorCode.CHAT_FAILED,
     }
 )
 # Provider failures whose server reply says more than the translated sentence.
@@ -125,6 +126,12 @@ def headline(code: str | None) -> str:
             "errors", "The export file needs a newer Trove"
         ),
         ErrorCode.CANCELLED: QCoreApplication.translate("errors", "Cancelled"),
+        ErrorCode.CHAT_FAILED: QCoreApplication.translate("errors", "The chat model failed"),
+        ErrorCode.CHAT_RATE_LIMITED: QCoreApplication.translate("errors", "The chat model is busy"),
+        ErrorCode.CHAT_CONTEXT_OVERFLOW: QCoreApplication.translate(
+            "errors", "The passages do not fit the chat model"
+        ),
+        ErrorCode.ANSWER_INTERRUPTED: QCoreApplication.translate("errors", "The answer broke off"),
     }
     found = titles.get(str(code or ""))
     return (
@@ -394,7 +401,33 @@ def _code_message(code: str, params: Params) -> str:
             "then import it again.",
         ),
         ErrorCode.CANCELLED: QCoreApplication.translate("errors", "Nothing of it was kept."),
+        ErrorCode.CHAT_FAILED: QCoreApplication.translate(
+            "errors", "The chat model could not answer. Check the provider, then ask again."
+        ),
+        ErrorCode.CHAT_CONTEXT_OVERFLOW: QCoreApplication.translate(
+            "errors",
+            "The question and the passages found are longer than the chat model can read, "
+            "even with fewer passages. Ask a shorter question or choose a larger model.",
+        ),
+        ErrorCode.ANSWER_INTERRUPTED: QCoreApplication.translate(
+            "errors",
+            "The connection to the chat model broke while it was answering. The part that "
+            "arrived is kept; ask again for the rest.",
+        ),
     }
+    if code == ErrorCode.CHAT_RATE_LIMITED:
+        seconds = int(params.get("seconds") or 0)
+        if seconds:
+            return QCoreApplication.translate(
+                "errors",
+                "The chat model's provider asks to wait %n second(s) before the next question.",
+                "",
+                seconds,
+            )
+        return QCoreApplication.translate(
+            "errors",
+            "The chat model's provider gets too many requests. Wait a moment, then ask again.",
+        )
     found = texts.get(code)
     return (
         found

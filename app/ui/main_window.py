@@ -24,6 +24,7 @@ from app import __version__
 from app.agent.client_config import client_config_json
 from app.knowledge.types import Base, ItemStatus
 from app.ui import i18n
+from app.ui.ask.ask_view import AskView
 from app.ui.bases.base_list import BasesPanel
 from app.ui.context import UiContext
 from app.ui.empty_state import EmptyState
@@ -65,6 +66,7 @@ class MainWindow(QMainWindow):
         self.items = ItemsPanel(ctx, self)
         self.search = SearchView(ctx, self)
         self.search.hidden_items = self.items.deletions.hidden
+        self.ask = AskView(ctx, self)
         self.rag = RagSettingsPanel(ctx, self)
         self.empty = EmptyState(self)
         self.toasts: ToastArea
@@ -81,6 +83,7 @@ class MainWindow(QMainWindow):
     def start(self) -> None:
         """Load the bases (off the GUI thread) once the window exists."""
         self.bases.reload()
+        self.ask.reload_models()
 
     def current_base(self) -> Base | None:
         return self.bases.selected_base()
@@ -96,6 +99,7 @@ class MainWindow(QMainWindow):
         dialog = ProvidersDialog(self.ctx, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.providersChanged.connect(self.rag.reload_models)
+        dialog.providersChanged.connect(self.ask.reload_models)
         dialog.open()
         return dialog
 
@@ -126,8 +130,14 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(settings_scroll, self.tr("Settings"))
         self.right = QSplitter(Qt.Orientation.Vertical, self)
         self.right.setObjectName("contentSplitter")
+        # Search and Ask side by side in one area: both start from the selected base.
+        self.query_tabs = QTabWidget(self)
+        self.query_tabs.setObjectName("queryTabs")
+        self.query_tabs.setDocumentMode(True)
+        self.query_tabs.addTab(self.search, self.tr("Search"))
+        self.query_tabs.addTab(self.ask, self.tr("Ask"))
         self.right.addWidget(self.tabs)
-        self.right.addWidget(self.search)
+        self.right.addWidget(self.query_tabs)
         self.right.setStretchFactor(0, 3)
         self.right.setStretchFactor(1, 2)
         self.pages = QStackedWidget(self)
@@ -287,6 +297,7 @@ class MainWindow(QMainWindow):
     def _on_base_selected(self, base: Base | None) -> None:
         self.items.set_base(base)
         self.search.set_base(base)
+        self.ask.set_base(base)
         self.rag.set_base(base)
         self._update_counts()
         title = self.tr("Trove") if base is None else self.tr("{0} — Trove").format(base.name)
@@ -296,6 +307,7 @@ class MainWindow(QMainWindow):
     def _on_base_updated(self, base: Base) -> None:
         self.items.set_base(base)
         self.search.set_base(base)
+        self.ask.set_base(base)
         if not self.rag.is_dirty():
             self.rag.set_base(base)
         self.setWindowTitle(self.tr("{0} — Trove").format(base.name))
@@ -350,6 +362,7 @@ class MainWindow(QMainWindow):
     @Slot()
     def _on_find(self) -> None:
         if self.current_base() is not None:
+            self.query_tabs.setCurrentWidget(self.search)
             self.search.focus_query()
 
     @Slot(bool)

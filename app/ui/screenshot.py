@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication
 from app.knowledge.types import TroveError
 from app.ui.context import UiContext
 from app.ui.main_window import MainWindow
-from app.ui.screenshot_demo import Demo, create_demo
+from app.ui.screenshot_demo import Demo, create_demo, stage_conversation
 from app.ui.waiting import wait_until
 
 log = logging.getLogger(__name__)
@@ -27,10 +27,12 @@ def build_demo(ctx: UiContext, language: str) -> Demo:
         return create_demo(ctx.service, folder, language=language)
 
 
-def show_demo(ctx: UiContext, language: str) -> MainWindow:
+def show_demo(ctx: UiContext, language: str, *, ask: bool = False) -> MainWindow:
     """The window showing the demo base with a finished search (the executor stays stopped,
-    so waiting items keep waiting)."""
+    so waiting items keep waiting); with `ask`, the Ask view with a conversation instead."""
     demo = build_demo(ctx, language)
+    if ask:
+        stage_conversation(ctx.service, demo.base, language)
     window = MainWindow(ctx)
     window.confirm_quit = lambda _running: True  # scripted: nobody to answer
     window.resize(1280, 820)
@@ -46,12 +48,17 @@ def show_demo(ctx: UiContext, language: str) -> MainWindow:
     window.search.searchFinished.connect(finished.append)
     window.search.search(demo.query)
     wait_until(lambda: bool(finished), 60, "the demo search")
+    if ask:
+        window.query_tabs.setCurrentWidget(window.ask)
+        window.right.setSizes([300, 520])
+        wait_until(lambda: bool(window.ask.turns()), 30, "the demo conversation")
+        wait_until(lambda: bool(window.ask.model_box().currentText()), 30, "the chat models")
     window.progress.refresh()  # the status bar's line, without waiting for its next tick
     return window
 
 
-def render_demo(ctx: UiContext, path: Path, language: str) -> int:
-    window = show_demo(ctx, language)
+def render_demo(ctx: UiContext, path: Path, language: str, *, ask: bool = False) -> int:
+    window = show_demo(ctx, language, ask=ask)
     QApplication.processEvents()
     path.parent.mkdir(parents=True, exist_ok=True)
     if not window.grab().save(str(path)):

@@ -6,10 +6,11 @@ Qt-free: it only drives KnowledgeService, so it can stage a data folder without 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from app.knowledge.service import KnowledgeService
-from app.knowledge.types import Base, ItemPhase
+from app.knowledge.types import AnswerState, AskSource, AskTurn, Base, ItemPhase, SearchResult
 
 # (English file name, Chinese file name, English text, Chinese text)
 DOCUMENTS: list[tuple[str, str, str, str]] = [
@@ -116,3 +117,76 @@ def _show_running(service: KnowledgeService, item_id: str) -> None:
     A file just added is already processing (nothing runs its job here), so only the
     phase is written, the way the executor persists a running job's progress."""
     service.jobs.set_item_phase(item_id, ItemPhase.EMBEDDING, 45.0)
+
+
+# (question, what was searched, answer, the documents [1], [2] ... it cites) per language:
+# a first question, then a follow-up the chat model rewrote.
+DemoTurn = tuple[str, str, str, tuple[str, ...]]
+CONVERSATION: dict[str, list[DemoTurn]] = {
+    "en": [
+        (
+            "How does hybrid search work?",
+            "How does hybrid search work?",
+            "It runs a BM25 full-text query and a vector query side by side and fuses the two "
+            "ranked lists [1]. Exact terms such as product codes come from BM25; paraphrases "
+            "come from the embedding model [1]. Each result opens at the exact place it came "
+            "from, since chunks keep their offsets [2].",
+            ("hybrid-search.md", "chunking.md"),
+        ),
+        (
+            "And when does the threshold apply?",
+            "when does the similarity threshold apply in search",
+            "Only when a rerank model is chosen: only reranked scores are comparable [1].",
+            ("reranking.md",),
+        ),
+    ],
+    "zh": [
+        (
+            "混合检索是怎么工作的？",
+            "混合检索是怎么工作的？",
+            "它同时执行 BM25 全文检索和向量检索，并融合两个排序列表 [1]。产品编号等精确词由 "
+            "BM25 找到，同义改写由嵌入模型找到 [1]。分块保留了在原文中的位置，所以结果能准确"
+            "打开到出处 [2]。",
+            ("混合检索.md", "分块.md"),
+        ),
+        (
+            "那阈值什么时候生效？",
+            "相似度 阈值 重排序",
+            "只有选择了重排序模型时才使用阈值：只有重排序分数可以相互比较 [1]。",
+            ("重排序.md",),
+        ),
+    ],
+}
+DEMO_CHAT_PROVIDER = ("ollama", "http://127.0.0.1:11434", "qwen2.5:7b")
+
+
+def _cited_order(result: SearchResult, cited: tuple[str, ...]) -> int:
+    name = Path(result.source).name
+    return cited.index(name) if name in cited else len(cited)
+
+
+def stage_conversation(service: KnowledgeService, base: Base, language: str) -> list[AskTurn]:
+    """Keep two answered turns in the base's conversation, as a chat model would have given
+    them over the base's real search results (no chat model is called), with an Ollama
+    provider configured so the Ask view's model picker names one."""
+    provider, url, model = DEMO_CHAT_PROVIDER
+    service.save_provider(provider, "ollama", base_url=url, models=[model])
+    service.choose_chat_model(f"{provider}:{model}")
+    service.set_ask_rewrite(base.id, True)
+    turns = []
+    for question, query, answer, cited in CONVERSATION["zh" if language.startswith("zh") else "en"]:
+        results = service.search(base.id, query).results[:4]
+        # The documents the canned answer cites get its numbers; the rest follow by rank.
+        results.sort(key=partial(_cited_order, cited=cited))
+        sources = [AskSource(n, base.id, r) for n, r in enumerate(results, start=1)]
+        turn = AskTurn(
+            base_id=base.id,
+            question=question,
+            query=query,
+            answer=answer,
+            sources=sources,
+            chat_model=f"{provider}:{model}",
+            state=AnswerState.COMPLETE,
+        )
+        turns.append(service.save_ask_turn(turn))
+    return turns

@@ -1,7 +1,7 @@
 """How long the GUI thread stalls while the real runtime indexes a folder of files.
 
     python tests/bench/responsiveness.py [--files 300] [--workers N] [--model local|bm25|fake]
-                                         [--scanned-pages N]
+                                         [--scanned-pages N] [--ask]
 
 Opens the main window offscreen, adds FILES Markdown files through the window and lets the
 real JobExecutor index them (documents read in the reader worker processes). A QTimer on the
@@ -11,6 +11,8 @@ stall. `--workers` overrides the executor's job threads (default: its own choice
 pure-Python fake embedder (a worst case: it holds the GIL while it embeds).
 `--scanned-pages N` adds a scanned PDF of N pages to the batch: its text is recognised
 (OCR) in the recognition worker process while the rest is indexed (needs the `ocr` extra).
+`--ask`: meanwhile the Ask view asks one question after another of a loopback chat server
+that streams each answer at 200 tokens/s (over the window's qasync loop, as in the app).
 Prints one JSON line.
 """
 
@@ -30,13 +32,14 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from PySide6.QtCore import QSettings, QTimer  # noqa: E402
+from PySide6.QtCore import QCoreApplication, QSettings, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from app.knowledge.service import KnowledgeService  # noqa: E402
 from app.knowledge.types import ItemStatus  # noqa: E402
 from app.runtime.executor import JobExecutor, default_worker_cap  # noqa: E402
 from app.ui.context import UiContext  # noqa: E402
+from app.ui.launcher import settle_heap  # noqa: E402
 from app.ui.main_window import MainWindow  # noqa: E402
 from app.ui.notifications import Notifier  # noqa: E402
 from app.ui.tasks import BackgroundTasks  # noqa: E402
@@ -98,8 +101,95 @@ def scanned_pdf(folder: Path, pages: int) -> str:
     return str(path)
 
 
-def run(files: int, workers: int | None, model: str, scanned_pages: int = 0) -> dict[str, object]:
+
+ASK_TOKENS_PER_SECOND = 200
+ASK_ANSWER_TOKENS = 400
+
+
+_CHAT_SERVER = f"""
+import sys
+sys.path.insert(0, {str(ROOT)!r})
+from tests.providers.fake_chat import FakeChat
+words = [f"word{{n}} [1]" if n % 40 == 39 else f"word{{n}}" for n in range({ASK_ANSWER_TOKENS})]
+with FakeChat(reply=" ".join(words), delay=1 / {ASK_TOKENS_PER_SECOND}) as chat:
+    print(chat.base_url, flush=True)
+    sys.stdin.read()
+"""
+
+
+class Asking:
+    """The Ask view streaming answers until stopped, from a loopback chat server in a process
+    of its own, as a real model server is (in the window's process its threads would compete
+    with the window for the GIL)."""
+
+    def __init__(self, window: MainWindow, service: KnowledgeService) -> None:
+        self._server = subprocess.Popen(
+            [sys.executable, "-c", _CHAT_SERVER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self._server.stdout is not None
+        base_url = self._server.stdout.readline().strip()
+        service.save_provider("chat", "openai", base_url=base_url, models=["bench"])
+        self.view = window.ask
+        self.view.model_box().setCurrentText("chat:bench")
+        window.query_tabs.setCurrentWidget(self.view)
+        self.answers = 0
+        self.tokens = 0
+        self.seconds = 0.0
+        self._running = False
+        self.view.answerFinished.connect(self._on_finished)
+        self.view.askFailed.connect(self._on_failed)
+
+    def start(self) -> None:
+        self._running = True
+        self._ask()
+
+    def stop(self) -> None:
+        self._running = False
+        self.view.stop()
+        self._server.communicate(timeout=30)  # closes its stdin: the server ends
+
+    def _ask(self) -> None:
+        self.view.ask("word3 word7")
+
+    def _on_finished(self, answer: object) -> None:
+        from app.knowledge.types import AnswerState, AskAnswer
+
+        assert isinstance(answer, AskAnswer)
+        first = answer.metrics.first_token_ms
+        if answer.turn.state is AnswerState.COMPLETE and first is not None:
+            # The streaming rate: from the first token to the last (retrieval excluded).
+            self.answers += 1
+            self.tokens += ASK_ANSWER_TOKENS
+            self.seconds += (answer.metrics.total_ms - first) / 1000
+        if self._running:
+            QTimer.singleShot(0, self._ask)
+
+    def _on_failed(self, error: object) -> None:
+        raise RuntimeError(f"an ask failed during the bench: {error}")
+
+
+def _event_loop(app: QCoreApplication) -> object:
+    """A qasync loop over the application, marked running as the launcher's is (the window
+    awaits its chat streams on it); events are processed by wait_until."""
+    import asyncio
+
+    import qasync
+
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    asyncio.events._set_running_loop(loop)
+    return loop
+
+
+def run(
+    files: int, workers: int | None, model: str, scanned_pages: int = 0, ask: bool = False
+) -> dict[str, object]:
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    if ask:
+        _event_loop(app)
     tmp = Path(tempfile.mkdtemp(prefix="trove-resp-"))
     models = None
     if model == "fake":
@@ -124,6 +214,7 @@ def run(files: int, workers: int | None, model: str, scanned_pages: int = 0) -> 
     window.confirm_quit = lambda _running: True
     window.show()
     window.start()
+    settle_heap()
     wait_until(lambda: window.current_base() is not None, 30, "the base")
     paths = corpus(tmp / "corpus", files)
     if scanned_pages:
@@ -142,9 +233,12 @@ def run(files: int, workers: int | None, model: str, scanned_pages: int = 0) -> 
     timer = QTimer()
     timer.setInterval(TICK_MS)
     timer.timeout.connect(tick)
+    asking = Asking(window, service) if ask else None
     control = MachineControl()
     timer.start()
     started = time.perf_counter()
+    if asking is not None:
+        asking.start()
     window.items.add_paths(paths)
     wait_until(
         lambda: window.items.model.status_counts()[ItemStatus.COMPLETED] == documents,
@@ -153,6 +247,8 @@ def run(files: int, workers: int | None, model: str, scanned_pages: int = 0) -> 
     )
     seconds = time.perf_counter() - started
     timer.stop()
+    if asking is not None:
+        asking.stop()
     machine_stalls = control.stop()
     ctx.executor.shutdown()
     ctx.tasks.wait()
@@ -165,7 +261,16 @@ def run(files: int, workers: int | None, model: str, scanned_pages: int = 0) -> 
         for start, end in gaps
         if not any(m_start < end and start < m_end for m_start, m_end in machine_stalls)
     ]
+    streamed: dict[str, object] = {}
+    if asking is not None:
+        streamed = {
+            "askAnswers": asking.answers,
+            "askTokensPerSecond": round(asking.tokens / asking.seconds, 1)
+            if asking.seconds
+            else 0.0,
+        }
     return {
+        **streamed,
         "files": files,
         "scannedPages": scanned_pages,
         "model": embedding or "none (BM25)",
@@ -191,8 +296,11 @@ def main() -> None:
     parser.add_argument("--workers", type=int)
     parser.add_argument("--model", choices=("local", "bm25", "fake"), default="local")
     parser.add_argument("--scanned-pages", type=int, default=0)
+    parser.add_argument(
+        "--ask", action="store_true", help="stream chat answers at 200 tokens/s meanwhile"
+    )
     args = parser.parse_args()
-    print(json.dumps(run(args.files, args.workers, args.model, args.scanned_pages)))
+    print(json.dumps(run(args.files, args.workers, args.model, args.scanned_pages, args.ask)))
 
 
 if __name__ == "__main__":

@@ -129,4 +129,3 @@ def test_downloaded_models_index_search_and_rerank_with_a_threshold(
 
     with pytest.raises(Exception, match="garden"):
         svc.remove_model("tiny-embed")  # a base uses it
-

@@ -28,7 +28,9 @@ def test_full_text_ranks_the_passage_and_vectors_the_chunks(
     assert sizing.limit == 256 and sizing.size == 512
     # ~420 estimated tokens: one passage, two chunks; the rare word only near the end.
     text = "# Harbour\n\n" + SEA * 14 + "\n\n" + LAMP * 14 + "A lighthousekeeper wrote this.\n"
-    src = write_files(tmp_path / "src", {"harbour.md": text, "other.md": "# Other\n\nplain words\n"})
+    src = write_files(
+        tmp_path / "src", {"harbour.md": text, "other.md": "# Other\n\nplain words\n"}
+    )
     service.add(base.id, [src / "harbour.md", src / "other.md"])
     service.run_pending_jobs(base.id)
     items = {i.title: i for i in service.list_items(base.id)}

@@ -49,7 +49,9 @@ def test_the_table_knows_published_input_sizes(model_id: str, tokens: int) -> No
 
 
 def test_an_unknown_model_reads_512_tokens() -> None:
-    assert known_limit("openai:house-model-7") == InputLimit(DEFAULT_INPUT_TOKENS, 0, None, "default")
+    assert known_limit("openai:house-model-7") == InputLimit(
+        DEFAULT_INPUT_TOKENS, 0, None, "default"
+    )
 
 
 def test_context_lengths_are_read_from_model_descriptions() -> None:

@@ -21,7 +21,9 @@ from tests.fakes import FakeModels
 def ui_ctx(qtbot: object, tmp_path: Path) -> Iterator[UiContext]:
     """Service (fake models `fake:*`, in-process reading), a started executor, background
     calls, a notifier and settings in a temporary ini file."""
-    service = KnowledgeService(tmp_path / "home", models=FakeModels(), extraction=InlineExtraction())
+    service = KnowledgeService(
+        tmp_path / "home", models=FakeModels(), extraction=InlineExtraction()
+    )
     executor = JobExecutor(service, max_workers=2)
     tasks = BackgroundTasks()
     ctx = UiContext(

@@ -46,6 +46,8 @@ from app.ui.providers.provider_form import ProviderForm
 from app.ui.search.chunk_viewer import ChunkViewer
 from tests.httpserver import LoopbackServer
 from tests.providers.fake_api import EMBEDDINGS, FakeApi, Fault
+from tests.providers.fake_chat import FakeChat
+from tests.providers.fake_chat import Fault as ChatFault
 from tests.ui.test_providers_dialog import qloop  # noqa: F401  (a fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,6 +96,7 @@ def visible_texts(root: QWidget) -> list[tuple[str, str]]:
         elif isinstance(widget, QComboBox) and widget.objectName() not in (
             "embeddingModel",
             "rerankModel",
+            "askModel",  # model ids, as the providers name them
         ):
             for i in range(widget.count()):
                 add(widget, f"item{i}", widget.itemText(i))
@@ -273,6 +276,61 @@ def test_zh_cn_errors_are_translated(
     assert "127.0.0.1" in probes[0] and "401" in probes[1] and "404" in probes[2]
     assert "没有的模型" in probes[3]
     dialog.close()
+
+
+def test_zh_cn_ask_view_reads_in_chinese(
+    chinese: None,
+    qtbot: QtBot,
+    ui_ctx: UiContext,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    qloop: qasync.QEventLoop,  # noqa: F811
+) -> None:
+    """The Ask view after a rewritten, streamed answer with a citation that points nowhere,
+    its sources, and then a stream that broke off and a rate limit: all in zh_CN."""
+    monkeypatch.setenv("TROVE_KEY_CHAT", "sk-chat")
+    service = ui_ctx.service
+    base = service.create_base("问答")
+    doc = tmp_path / "番茄.md"
+    doc.write_text("# 番茄\n\n番茄需要充足的阳光和水。", encoding="utf-8")
+    service.add(base.id, [doc])
+    service.run_pending_jobs()
+    service.set_ask_rewrite(base.id, True)
+
+    def reply(messages: list[dict[str, str]]) -> str:
+        return "番茄 阳光" if "standalone" in messages[-1]["content"] else "番茄需要阳光 [1][4]。"
+
+    with FakeChat(reply=reply) as chat:
+        service.save_provider("chat", "openai", base_url=chat.base_url, models=["小模型"])
+        window = MainWindow(ui_ctx)
+        window.confirm_quit = lambda _running: True
+        qtbot.addWidget(window)
+        window.show()
+        window.start()
+        qtbot.waitUntil(lambda: window.current_base() is not None)
+        window.query_tabs.setCurrentWidget(window.ask)
+        qtbot.waitUntil(lambda: window.ask.model_box().currentText() == "chat:小模型")
+        with qtbot.waitSignal(window.ask.answerFinished, timeout=10_000):
+            window.ask.ask("番茄需要什么？")
+        texts = [text for _, text in visible_texts(window.ask)]
+        sources = window.ask.sources_model()
+        texts += [str(sources.index(r, 0).data()) for r in range(sources.rowCount())]
+        assert any("改写为：番茄 阳光" in t for t in texts)
+        assert any("1 处引用没有对应的段落" in t for t in texts)
+        service.set_ask_rewrite(base.id, False)
+        chat.fail(ChatFault.reset(2))
+        with qtbot.waitSignal(window.ask.answerFinished, timeout=10_000):
+            window.ask.ask("番茄需要什么？")
+        texts += [text for _, text in visible_texts(window.ask)]
+        texts.append(window.ask.conversation_view().toPlainText())
+        chat.fail(ChatFault.rate_limited("30"))
+        with qtbot.waitSignal(window.ask.askFailed, timeout=10_000):
+            window.ask.ask("番茄需要什么？")
+        texts.append(window.ask.status_label().text())
+    assert "对话模型繁忙" in texts[-1] and "30" in texts[-1]
+    assert any("回答在此中断" in t for t in texts)
+    leftovers = [text for text in texts if english_words(text)]
+    assert leftovers == []
 
 
 def test_item_states_and_columns_are_translated(chinese: None) -> None:

@@ -88,7 +88,9 @@ def _run_cli(args: list[str], home: Path) -> str:
     return done.stdout
 
 
-@pytest.mark.skipif(not permissions.can_enforce(), reason="file permissions cannot be enforced here")
+@pytest.mark.skipif(
+    not permissions.can_enforce(), reason="file permissions cannot be enforced here"
+)
 def test_read_only_data_folder_is_reported_not_crashed(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()

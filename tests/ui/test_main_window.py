@@ -222,7 +222,9 @@ def test_layout_is_remembered(qtbot: QtBot, ui_ctx: UiContext) -> None:
     assert second.splitter.sizes()[0] == 210
 
 
-def test_keyboard_habits(qtbot: QtBot, window: MainWindow, ui_ctx: UiContext, tmp_path: Path) -> None:
+def test_keyboard_habits(
+    qtbot: QtBot, window: MainWindow, ui_ctx: UiContext, tmp_path: Path
+) -> None:
     base = ui_ctx.service.create_base("Keys")
     doc = tmp_path / "a.txt"
     doc.write_text("alpha beta gamma", encoding="utf-8")
@@ -239,8 +241,10 @@ def test_keyboard_habits(qtbot: QtBot, window: MainWindow, ui_ctx: UiContext, tm
     # F5 reindexes the selection.
     qtbot.keyClick(window.items.view, Qt.Key.Key_F5)
     qtbot.waitUntil(
-        lambda: window.items.model.items()[0].updated_at > before
-        and window.items.model.items()[0].status is ItemStatus.COMPLETED,
+        lambda: (
+            window.items.model.items()[0].updated_at > before
+            and window.items.model.items()[0].status is ItemStatus.COMPLETED
+        ),
         timeout=10_000,
     )
 
@@ -274,7 +278,9 @@ def test_agent_writes_toggle(qtbot: QtBot, window: MainWindow, ui_ctx: UiContext
     assert action.isChecked()
 
 
-def test_first_base_defaults_to_the_offline_model(qtbot: QtBot, window: MainWindow, ui_ctx: UiContext) -> None:
+def test_first_base_defaults_to_the_offline_model(
+    qtbot: QtBot, window: MainWindow, ui_ctx: UiContext
+) -> None:
     dialog = window.open_new_base_dialog()
     with qtbot.waitSignal(dialog.modelsLoaded):
         pass
@@ -322,7 +328,9 @@ def test_work_of_another_process_does_not_hold_the_window(
     assert asked == []
 
 
-def test_choosing_a_language_offers_a_restart(qtbot: QtBot, window: MainWindow, ui_ctx: UiContext) -> None:
+def test_choosing_a_language_offers_a_restart(
+    qtbot: QtBot, window: MainWindow, ui_ctx: UiContext
+) -> None:
     chinese = next(a for a in window.language_group.actions() if a.data() == "zh_CN")
     window.ask_restart = lambda: False
     chinese.trigger()
@@ -346,7 +354,9 @@ def test_a_failure_while_watching_becomes_a_notification(
     blank = tmp_path / "blank.txt"
     blank.write_text("   \n", encoding="utf-8")
     window.items.add_paths([str(blank)])
-    qtbot.waitUntil(lambda: any(n.level == "error" for n in ui_ctx.notifier.history), timeout=10_000)
+    qtbot.waitUntil(
+        lambda: any(n.level == "error" for n in ui_ctx.notifier.history), timeout=10_000
+    )
     notice = ui_ctx.notifier.history[-1]
     assert "blank" in notice.title and "no text" in notice.text
     toasts = window.findChildren(Toast)

@@ -131,7 +131,9 @@ def test_the_header_is_the_title_clipped_and_only_in_front_of_chunks_without_it(
     header = sizing.header(long_title)
     assert 0 < tokens.count(header) <= HEADER_MAX_TOKENS
     assert sizing.with_title(long_title).reserve == tokens.count(header)
-    assert embedding_input("Tides\n\n", "# Tides\n\nThe moon pulls.") == "# Tides\n\nThe moon pulls."
+    assert (
+        embedding_input("Tides\n\n", "# Tides\n\nThe moon pulls.") == "# Tides\n\nThe moon pulls."
+    )
     assert embedding_input("Tides\n\n", "Twice a day.") == "Tides\n\nTwice a day."
     assert embedding_input("", "Twice a day.") == "Twice a day."
 

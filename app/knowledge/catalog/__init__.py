@@ -1,5 +1,5 @@
 """The app database `trove.sqlite`: bases, items, jobs, provider and app settings, model
-languages.
+languages, conversation turns.
 
 One apsw connection guarded by a lock: catalog statements are short, and WAL lets the
 per-base index stores be read and written on their own connections meanwhile.
@@ -11,6 +11,7 @@ mypy checks each mixin against the connection helpers it inherits.
 
 from __future__ import annotations
 
+from app.knowledge.catalog.ask import AskRows
 from app.knowledge.catalog.bases import BaseRows
 from app.knowledge.catalog.damaged import DamagedRows
 from app.knowledge.catalog.items import ItemRows
@@ -35,6 +36,7 @@ class Catalog(
     SettingRows,
     PortableRows,
     LinkedFolderRows,
+    AskRows,
 ):
     """Writes go through one connection under a lock; reads outside a write use a
     connection per thread, so in WAL mode the GUI and many workers read without waiting."""

@@ -261,4 +261,34 @@ def _v9(conn: apsw.Connection) -> None:
     )
 
 
-MIGRATIONS: list[db.Migration] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9]
+# -- asking a base (Ask view, trove ask) --------------------------------------------------
+
+
+def _v10(conn: apsw.Connection) -> None:
+    # Asking a base (issue 21): the conversation kept per base, and each base's ask options
+    # (whether a follow-up question is rewritten into a standalone query before retrieval).
+    # A turn keeps its numbered sources (JSON) so its citations still open after a restart.
+    conn.execute(
+        """
+        CREATE TABLE ask_turns (
+            id INTEGER PRIMARY KEY,
+            base_id TEXT NOT NULL REFERENCES bases(id) ON DELETE CASCADE,
+            question TEXT NOT NULL,
+            query TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            sources TEXT NOT NULL DEFAULT '[]',
+            chat_model TEXT NOT NULL,
+            state TEXT NOT NULL DEFAULT 'complete',
+            created_at REAL NOT NULL
+        );
+        CREATE INDEX ask_turns_base ON ask_turns(base_id, id);
+        CREATE TABLE ask_options (
+            base_id TEXT PRIMARY KEY REFERENCES bases(id) ON DELETE CASCADE,
+            rewrite INTEGER NOT NULL DEFAULT 0,
+            updated_at REAL NOT NULL
+        );
+        """
+    )
+
+
+MIGRATIONS: list[db.Migration] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10]
