@@ -157,8 +157,12 @@ class ToastArea(QObject):
         self._place()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self._anchor and event.type() in (QEvent.Type.Resize, QEvent.Type.Move):
-            self._place()
+        # While the window is torn down, the anchor can still send events after this
+        # object's Python attributes are gone: then there is nothing to place.
+        anchor = getattr(self, "_anchor", None)
+        if anchor is not None and watched is anchor:
+            if event.type() in (QEvent.Type.Resize, QEvent.Type.Move):
+                self._place()
         return False
 
     def _show(self, notice: Notice) -> None:
