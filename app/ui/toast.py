@@ -160,9 +160,9 @@ class ToastArea(QObject):
         # While the window is torn down, the anchor can still send events after this
         # object's Python attributes are gone: then there is nothing to place.
         anchor = getattr(self, "_anchor", None)
-        if anchor is not None and watched is anchor:
-            if event.type() in (QEvent.Type.Resize, QEvent.Type.Move):
-                self._place()
+        moved = event.type() in (QEvent.Type.Resize, QEvent.Type.Move)
+        if anchor is not None and watched is anchor and moved:
+            self._place()
         return False
 
     def _show(self, notice: Notice) -> None:
