@@ -179,6 +179,10 @@ def test_an_offline_download_says_what_to_do(tmp_path: Path) -> None:
     assert "trove model import DIR" in failed.stderr and "Traceback" not in failed.stderr
 
 
+def _ctrl_c_as_in_a_terminal() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child is POSIX")
 def test_ctrl_c_stops_cleanly_and_the_next_download_resumes(tmp_path: Path, hub: FakeHub) -> None:
     home = tmp_path / "home"
@@ -189,6 +193,9 @@ def test_ctrl_c_stops_cleanly_and_the_next_download_resumes(tmp_path: Path, hub:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # As from a terminal: a test run started in the background (`cmd &`) passes SIGINT
+        # on ignored, and Python then installs no Ctrl-C handler in the child.
+        preexec_fn=_ctrl_c_as_in_a_terminal,
     )
     part = home / "models" / ".partial" / E5.id / "model.onnx.part"
     try:
