@@ -102,7 +102,7 @@ def test_temporary_and_ignored_files_wake_nothing(kb: KnowledgeService, tmp_path
     folder = write_files(tmp_path / "notes", {"a.md": "The aardvark."})
     _base_id, _root_id, watch, woken = _start(kb, folder)
     watch.debounce_s = 0.1
-    for name in ("~$a.docx", "a.md.swp", "download.part", ".hidden.md", "#a.md#", "pic.png"):
+    for name in ("~$a.docx", "a.md.swp", "download.part", ".hidden.md", "#a.md#", "song.mp3"):
         (folder / name).write_text("scratch", encoding="utf-8")
     # Ten debounce periods of quiet: had these woken the watch, it would have asked by now.
     assert not woken.event.wait(1.0)
