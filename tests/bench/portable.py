@@ -38,34 +38,11 @@ import psutil
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from tests.portable.world import WORDS  # noqa: E402  (the words the round-trip tests use)
+
 MB = 1024 * 1024
 DOCX_MB = 25
 SAMPLE_SECONDS = 0.02
-WORDS = [
-    "harbor",
-    "lantern",
-    "glacier",
-    "orchard",
-    "meadow",
-    "falcon",
-    "canyon",
-    "compass",
-    "saffron",
-    "velvet",
-    "thunder",
-    "marble",
-    "pepper",
-    "cedar",
-    "willow",
-    "comet",
-    "amber",
-    "tundra",
-    "lagoon",
-    "prairie",
-    "quartz",
-    "ember",
-    "coral",
-]
 
 
 def _docx(path: Path, text: str, padding: int, rng: random.Random) -> None:
