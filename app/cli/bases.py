@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
 from app.cli.output import EXIT_OK, EXIT_USAGE, base_json, print_json, table
+from app.knowledge.server_index import address, with_password
 from app.knowledge.service import KnowledgeService
+from app.knowledge.types import IndexBackend
 
 
 def ocr_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -22,6 +25,18 @@ def ocr_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
+def server_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The backend and server address given on the command line; a password may come from
+    PGPASSWORD instead of the address, so it never shows in the process list."""
+    if args.backend != "postgres":
+        return {"dsn": args.dsn} if args.dsn else {}
+    dsn = args.dsn or ""
+    password = os.environ.get("PGPASSWORD")
+    if dsn and password and "password" not in dsn:
+        dsn = with_password(dsn, password)
+    return {"backend": IndexBackend.POSTGRES, "dsn": dsn}
+
+
 def cmd_base_create(svc: KnowledgeService, args: argparse.Namespace) -> int:
     base = svc.create_base(
         args.name,
@@ -32,9 +47,12 @@ def cmd_base_create(svc: KnowledgeService, args: argparse.Namespace) -> int:
         chunk_size=args.chunk_size,
         chunk_overlap=args.chunk_overlap,
         **ocr_options(args),
+        **server_options(args),
     )
     if args.json:
         print_json(base_json(base))
+    elif base.dsn:
+        print(f"created knowledge base {base.name!r} (id {base.id}) on {address(base.dsn)}")
     else:
         print(f"created knowledge base {base.name!r} (id {base.id})")
     return EXIT_OK
@@ -53,12 +71,13 @@ def cmd_base_list(svc: KnowledgeService, args: argparse.Namespace) -> int:
             b.id,
             b.name,
             b.embedding_model or "(BM25 only)",
+            address(b.dsn) if b.dsn else "this computer",
             str(b.status),
             str(svc.count_items(b.id)),
         )
         for b in bases
     ]
-    print(table(rows, ("ID", "NAME", "EMBEDDING", "STATUS", "ITEMS")))
+    print(table(rows, ("ID", "NAME", "EMBEDDING", "INDEX", "STATUS", "ITEMS")))
     return EXIT_OK
 
 

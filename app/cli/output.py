@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from app.knowledge.ocr.settings import ocr_on
+from app.knowledge.server_index import address
 from app.knowledge.types import (
     Base,
     Item,
@@ -66,6 +67,9 @@ def base_json(base: Base) -> dict[str, Any]:
             "languages": list(base.ocr.languages),
             "maxPages": base.ocr.max_pages,
         },
+        "backend": str(base.backend),
+        # host:port/database only: never the user's password.
+        "server": address(base.dsn) if base.dsn else None,
     }
 
 

@@ -99,6 +99,19 @@ def _add_base_commands(commands: Subcommands) -> None:
         "--threshold", type=float, help="minimum relevance score (0..1) for reranked results"
     )
     _add_ocr_options(create)
+    create.add_argument(
+        "--backend",
+        choices=["sqlite", "postgres"],
+        default="sqlite",
+        help="where the index lives: a file on this machine (default) or a PostgreSQL "
+        "server with pgvector, shared by a team",
+    )
+    create.add_argument(
+        "--dsn",
+        metavar="CONNINFO",
+        help="the PostgreSQL server (postgresql://user@host:5432/db or key=value); its "
+        "password, from the DSN or PGPASSWORD, is kept in the system keychain",
+    )
     create.add_argument("--json", action="store_true")
     create.set_defaults(func=cmd_base_create)
     bdelete = base_cmds.add_parser("delete", help="delete a knowledge base and all its files")

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from app.knowledge import path_safety
+from app.knowledge import path_safety, server_index
 from app.knowledge.catalog import new_id
 from app.knowledge.engine import EngineParts
 from app.knowledge.ingestion import check_settled, start_again
@@ -17,6 +17,7 @@ from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.material_paths import CONTAINER_TYPES
 from app.knowledge.ocr import tasks as ocr_tasks
 from app.knowledge.ocr.settings import checked_ocr_settings
+from app.knowledge.pipeline.store.base_index import BaseIndex
 from app.knowledge.provider_errors import provider_failure
 from app.knowledge.source_check import SourceCheck
 from app.knowledge.types import (
@@ -28,6 +29,7 @@ from app.knowledge.types import (
     BaseSettings,
     BaseStatus,
     ErrorCode,
+    IndexBackend,
     Item,
     ItemStatus,
     ItemType,
@@ -112,6 +114,8 @@ def create_base(parts: EngineParts, name: str, settings: BaseSettings) -> Base:
             settings.get("ocr_max_pages", defaults.max_pages),
         )
     )
+    backend = IndexBackend(settings.get("backend", IndexBackend.SQLITE))
+    dsn, password = _server_address(backend, settings.get("dsn"))
     # Slow provider checks happen before anything is written, so a failure leaves nothing.
     dimensions = probe_dimensions(parts, embedding_model) if embedding_model else None
     if rerank_model:
@@ -119,6 +123,7 @@ def create_base(parts: EngineParts, name: str, settings: BaseSettings) -> Base:
     base_id = new_id()
     base_dir = parts.layout.base_dir(base_id)
     try:
+        server_index.remember_password(base_id, password)
         base = parts.catalog.create_base(
             name,
             base_id=base_id,
@@ -130,18 +135,65 @@ def create_base(parts: EngineParts, name: str, settings: BaseSettings) -> Base:
             chunk_size=chunk_size,
             chunk_overlap=chunk_overlap,
             ocr=ocr,
+            backend=backend,
+            dsn=dsn,
         )
         parts.layout.raw_dir(base_id).mkdir(parents=True, exist_ok=True)
-        store = parts.stores.get(base_id)
+        store = open_store(parts, base)
         if dimensions is not None:
             store.ensure_vectors(dimensions)
     except BaseException:
         log.warning("creating base %r failed; rolling back", name)
-        parts.stores.close(base_id)
+        _drop_quietly(parts, base_id)
         shutil.rmtree(base_dir, ignore_errors=True)
         parts.catalog.delete_base_row(base_id)
+        server_index.forget_password(base_id)
         raise
     return base
+
+
+def _server_address(backend: IndexBackend, dsn: str | None) -> tuple[str | None, str | None]:
+    """(the connection string to keep, its password for the keychain) of a new base."""
+    if backend is IndexBackend.SQLITE:
+        if dsn:
+            raise TroveError(
+                ErrorCode.INVALID_ARGUMENT, "a server address is only for a PostgreSQL base"
+            )
+        return None, None
+    if not dsn or not dsn.strip():
+        raise TroveError(
+            ErrorCode.INVALID_ARGUMENT, "a PostgreSQL base needs the server's address (--dsn)"
+        )
+    return server_index.split_password(dsn)
+
+
+def open_store(parts: EngineParts, base: Base) -> BaseIndex:
+    """The base's store; a server that cannot be reached is a clear error naming it."""
+    try:
+        return parts.stores.get(base.id)
+    except TroveError:
+        raise
+    except Exception as exc:
+        if base.backend is not IndexBackend.POSTGRES:
+            raise
+        raise server_unavailable(base, exc) from None
+
+
+def server_unavailable(base: Base, exc: BaseException) -> TroveError:
+    where = server_index.address(base.dsn) if base.dsn else "its server"
+    return TroveError(
+        ErrorCode.SERVER_UNAVAILABLE,
+        f"the PostgreSQL server of knowledge base {base.name!r} ({where}) cannot be used: "
+        f"{server_index.scrubbed(exc)}",
+        {"server": where},
+    )
+
+
+def _drop_quietly(parts: EngineParts, base_id: str) -> None:
+    try:
+        parts.stores.drop(base_id)
+    except Exception:  # the server may be the reason creating failed
+        log.warning("could not remove the index of base %s", base_id, exc_info=True)
 
 
 def update_base(parts: EngineParts, base_id: str, changes: BaseChanges) -> Base:
@@ -191,9 +243,10 @@ def delete_base(parts: EngineParts, base_id: str) -> None:
     parts.catalog.require_base(base_id)
     with parts.mutex.lock(base_id):
         ocr_tasks.discard_base(parts.layout, base_id)  # its workers would write into nothing
-        parts.stores.close(base_id)
+        parts.stores.drop(base_id)
         shutil.rmtree(parts.layout.base_dir(base_id), ignore_errors=True)
         parts.catalog.delete_base_row(base_id)
+        server_index.forget_password(base_id)
 
 
 def _copy_state(parts: EngineParts, item: Item) -> SourceCheck:

@@ -40,7 +40,8 @@ from app.knowledge.jobs.owner import owner_alive
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.jobs.recovery import job_items, recover
 from app.knowledge.material_paths import CONTAINER_TYPES, stored_files
-from app.knowledge.pipeline.store.index_store import IndexSnapshot, IndexStore
+from app.knowledge.pipeline.store.base_index import BaseIndex
+from app.knowledge.pipeline.store.index_store import IndexSnapshot
 from app.knowledge.portable import staging
 from app.knowledge.types import (
     RUNNING_STATUSES,
@@ -792,7 +793,7 @@ def _repair_base(parts: EngineParts, base: Base, found: _Findings) -> list[Repai
 
 
 def _repair_index(
-    parts: EngineParts, base: Base, store: IndexStore, found: _Findings
+    parts: EngineParts, base: Base, store: BaseIndex, found: _Findings
 ) -> list[Repair]:
     repairs: list[Repair] = []
     # Read again just before deleting: an item created meanwhile keeps its rows.

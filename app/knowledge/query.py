@@ -17,7 +17,8 @@ from app.knowledge.pipeline.indexing.tokenize import (
     fts_match_expression,
     query_tokens,
 )
-from app.knowledge.pipeline.store.index_store import Bm25Hit, IndexStore
+from app.knowledge.pipeline.store.base_index import BaseIndex
+from app.knowledge.pipeline.store.index_store import Bm25Hit
 from app.knowledge.provider_errors import provider_failure, provider_params
 from app.knowledge.term_spans import query_terms
 from app.knowledge.types import (
@@ -131,7 +132,7 @@ def search(
     base: Base,
     query: str,
     *,
-    store: IndexStore | None,
+    store: BaseIndex | None,
     items: ItemLookup,
     embedder: Embedder | None = None,
     reranker: Reranker | None = None,
@@ -221,7 +222,7 @@ def search(
 
 
 def _vector_stage(
-    embedder: Embedder, store: IndexStore, query: str, wanted: int, metrics: SearchMetrics
+    embedder: Embedder, store: BaseIndex, query: str, wanted: int, metrics: SearchMetrics
 ) -> list[tuple[int, float]]:
     t = time.perf_counter()
     query_vector = np.asarray(embed_queries(embedder, [query]), dtype=np.float32)[0]
@@ -285,7 +286,7 @@ def _fuse(
     bm25_hits: list[Bm25Hit],
     vector_hits: list[tuple[int, float]],
     weights: tuple[float, float],
-    store: IndexStore,
+    store: BaseIndex,
 ) -> list[_Candidate]:
     if mode is SearchMode.BM25:
         return [_Candidate(h.chunk_id, h.score, ScoreKind.RANKING) for h in bm25_hits]
@@ -298,7 +299,7 @@ def _fuse_passages(
     bm25_hits: list[Bm25Hit],
     vector_hits: list[tuple[int, float]],
     weights: tuple[float, float],
-    store: IndexStore,
+    store: BaseIndex,
 ) -> list[_Candidate]:
     """RRF over full-text passages, the unit both lists can rank.
 
@@ -329,7 +330,7 @@ def _fuse_passages(
 
 
 def _visible_results(
-    base: Base, store: IndexStore, items: ItemLookup, candidates: list[_Candidate]
+    base: Base, store: BaseIndex, items: ItemLookup, candidates: list[_Candidate]
 ) -> list[SearchResult]:
     """Drop hits whose item is missing, elsewhere, unfinished or being deleted."""
     chunks = store.chunks(c.chunk_id for c in candidates)
@@ -361,7 +362,7 @@ def _visible_results(
     return results
 
 
-def _word_hits(store: IndexStore, tokens: QueryTokens, bm25_hit_count: int) -> int:
+def _word_hits(store: BaseIndex, tokens: QueryTokens, bm25_hit_count: int) -> int:
     """How many full-text hits the query's own words have: hits on "to" or "the" alone
     (relevance.FUNCTION_WORDS) do not count."""
     if not bm25_hit_count:
@@ -373,7 +374,7 @@ def _word_hits(store: IndexStore, tokens: QueryTokens, bm25_hit_count: int) -> i
 
 
 def _place_on_pages(
-    store: IndexStore, results: list[SearchResult], query: str
+    store: BaseIndex, results: list[SearchResult], query: str
 ) -> list[SearchResult]:
     """Give each hit in a paged material the page its matched words are on.
 

@@ -65,15 +65,16 @@ from app.knowledge.model_manager import ModelListing as ModelListing
 from app.knowledge.model_manager import ModelState as ModelState
 from app.knowledge.ocr.settings import ocr_installed, ocr_on
 from app.knowledge.pipeline.readers.registry import SUPPORTED_EXTENSIONS
+from app.knowledge.pipeline.store.base_index import BaseIndex
 from app.knowledge.pipeline.store.index_store import (
     CORRUPTION_ERRORS,
-    IndexStore,
     MaterialInfo,
 )
 from app.knowledge.pipeline.store.registry import StoreRegistry
 from app.knowledge.portable import export, importer, staging, transfer
 from app.knowledge.portable.archive import TransferCancelled
 from app.knowledge.provider_errors import provider_failure
+from app.knowledge.server_index import server_lookup
 
 # Linked folders' value types, for callers that take them from the facade.
 from app.knowledge.sync_types import LinkedFolder as LinkedFolder
@@ -144,7 +145,9 @@ class KnowledgeService:
         self.parts = EngineParts(
             layout=layout,
             catalog=catalog,
-            stores=StoreRegistry(layout.base_dir, read_only=self.read_only),
+            stores=StoreRegistry(
+                layout.base_dir, read_only=self.read_only, servers=server_lookup(catalog)
+            ),
             mutex=KeyedMutex(),
             models=models or providers_config.build_registry(catalog, models_dir=models_dir),
             embed_batch_size=embed_batch_size,
@@ -789,7 +792,7 @@ class KnowledgeService:
         except ProviderError as exc:
             return query.UnavailableModel(base.rerank_model, exc)
 
-    def _store_if_exists(self, base: Base) -> IndexStore | None:
+    def _store_if_exists(self, base: Base) -> BaseIndex | None:
         store = self.parts.stores.get_if_exists(base.id)
         with self._checked_lock:
             first_open = base.id not in self._checked_stores
@@ -798,7 +801,7 @@ class KnowledgeService:
             self._report_invisible_contents(base, store)
         return store
 
-    def _report_invisible_contents(self, base: Base, store: IndexStore | None) -> None:
+    def _report_invisible_contents(self, base: Base, store: BaseIndex | None) -> None:
         """An empty index under completed items means index.sqlite was lost or replaced."""
         completed = sum(
             1

@@ -19,6 +19,13 @@ class BaseStatus(StrEnum):
     FAILED = "failed"
 
 
+class IndexBackend(StrEnum):
+    """Where a base's index lives: this machine's SQLite file, or a PostgreSQL server."""
+
+    SQLITE = "sqlite"
+    POSTGRES = "postgres"
+
+
 class ItemType(StrEnum):
     FILE = "file"
     DIRECTORY = "directory"
@@ -113,6 +120,8 @@ class ErrorCode(StrEnum):
     UNSAFE_PATH = "UNSAFE_PATH"
     # A base's index file is damaged (restore rebuilds it from the base's own copies).
     INDEX_CORRUPT = "INDEX_CORRUPT"
+    # A base on a PostgreSQL server that cannot be reached or refuses the login.
+    SERVER_UNAVAILABLE = "SERVER_UNAVAILABLE"
     # The catalog (catalog.sqlite) cannot be read at all.
     CATALOG_DAMAGED = "CATALOG_DAMAGED"
     # An added source the base already has (AddReport.skipped; never an item's error).
@@ -240,6 +249,9 @@ class Base:
     # The person allows agent tools (kb_manage) to add, delete and refresh items.
     agent_writes: bool = False
     ocr: OcrSettings = field(default_factory=OcrSettings)
+    # Where the index lives; for PostgreSQL, the server's address without its password.
+    backend: IndexBackend = IndexBackend.SQLITE
+    dsn: str | None = None
 
     @property
     def has_vectors(self) -> bool:
@@ -514,6 +526,10 @@ class BaseSettings(TypedDict, total=False):
     ocr_enabled: bool | None
     ocr_languages: tuple[str, ...]
     ocr_max_pages: int
+    backend: IndexBackend
+    # A PostgreSQL connection string (libpq URI or key=value); its password goes to the
+    # keychain, the rest is kept with the base.
+    dsn: str | None
 
 
 class BaseChanges(TypedDict, total=False):

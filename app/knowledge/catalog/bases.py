@@ -21,6 +21,7 @@ from app.knowledge.types import (
     Base,
     BaseStatus,
     ErrorCode,
+    IndexBackend,
     OcrSettings,
     TroveError,
 )
@@ -59,13 +60,15 @@ class BaseRows(CatalogConnection):
         chunk_size: int = DEFAULT_CHUNK_SIZE,
         chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
         ocr: OcrSettings | None = None,
+        backend: IndexBackend = IndexBackend.SQLITE,
+        dsn: str | None = None,
     ) -> Base:
         now = time.time()
         bid = base_id or new_id()
         ocr = ocr or OcrSettings()
         try:
             self._exec(
-                f"INSERT INTO bases ({BASE_COLUMNS}) VALUES ({','.join('?' * 17)})",
+                f"INSERT INTO bases ({BASE_COLUMNS}) VALUES ({','.join('?' * 19)})",
                 (
                     bid,
                     name,
@@ -84,6 +87,8 @@ class BaseRows(CatalogConnection):
                     None if ocr.enabled is None else int(ocr.enabled),
                     encode_languages(ocr.languages),
                     ocr.max_pages,
+                    backend.value,
+                    dsn,
                 ),
             )
         except apsw.ConstraintError as exc:

@@ -291,4 +291,17 @@ def _v10(conn: apsw.Connection) -> None:
     )
 
 
-MIGRATIONS: list[db.Migration] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10]
+# -- where a base's index lives (issue 20) ------------------------------------------------
+
+
+def _v11(conn: apsw.Connection) -> None:
+    # A base's index is this machine's SQLite file or a schema on a PostgreSQL server; the
+    # server's address is kept without its password (that goes to the keychain).
+    conn.execute(
+        "ALTER TABLE bases ADD COLUMN backend TEXT NOT NULL DEFAULT 'sqlite' "
+        "CHECK (backend IN ('sqlite', 'postgres'))"
+    )
+    conn.execute("ALTER TABLE bases ADD COLUMN dsn TEXT")
+
+
+MIGRATIONS: list[db.Migration] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10, _v11]

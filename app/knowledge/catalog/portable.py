@@ -20,7 +20,7 @@ from app.knowledge.types import RUNNING_STATUSES, Base, Item, ItemStatus
 class PortableRows(CatalogConnection):
     def insert_base_row(self, base: Base) -> None:
         self._exec(
-            f"INSERT INTO bases ({BASE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            f"INSERT INTO bases ({BASE_COLUMNS}) VALUES ({','.join('?' * 19)})",
             (
                 base.id,
                 base.name,
@@ -39,6 +39,8 @@ class PortableRows(CatalogConnection):
                 None if base.ocr.enabled is None else int(base.ocr.enabled),
                 encode_languages(base.ocr.languages),
                 base.ocr.max_pages,
+                base.backend.value,
+                base.dsn,
             ),
         )
 

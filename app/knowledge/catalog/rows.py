@@ -11,6 +11,7 @@ from typing import Any
 from app.knowledge.types import (
     Base,
     BaseStatus,
+    IndexBackend,
     Item,
     ItemPhase,
     ItemStatus,
@@ -21,7 +22,7 @@ from app.knowledge.types import (
 BASE_COLUMNS = (
     "id, name, embedding_model, dimensions, rerank_model, document_count, threshold, "
     "chunk_size, chunk_overlap, status, status_reason, created_at, updated_at, agent_writes, "
-    "ocr_enabled, ocr_languages, ocr_max_pages"
+    "ocr_enabled, ocr_languages, ocr_max_pages, backend, dsn"
 )
 ITEM_COLUMNS = (
     "id, base_id, parent_id, type, source, title, relative_path, status, phase, progress, "
@@ -56,6 +57,7 @@ class Job:
 # hand or by a damaged file) that doctor reports and repairs.
 ITEM_STATUSES = tuple(s.value for s in ItemStatus)
 BASE_STATUSES = tuple(s.value for s in BaseStatus)
+BACKENDS = tuple(b.value for b in IndexBackend)
 
 
 def new_id() -> str:
@@ -83,6 +85,8 @@ def decode_base(row: Sequence[Any]) -> Base:
             languages=decode_languages(row[15]),
             max_pages=int(row[16]),
         ),
+        backend=IndexBackend(row[17]) if row[17] in BACKENDS else IndexBackend.SQLITE,
+        dsn=row[18],
     )
 
 

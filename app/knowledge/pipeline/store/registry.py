@@ -1,5 +1,10 @@
-"""One open IndexStore per base, shared by every caller in the process, and one memory
-budget for all their searchable vector views."""
+"""One open index per base, shared by every caller in the process, and one memory budget
+for all their searchable vector views.
+
+A base's index is its SQLite file, or a schema on a PostgreSQL server when `servers` names
+one for it (a (connection string, schema) pair); the PostgreSQL store is imported only then,
+so psycopg stays an optional extra.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,12 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from app.knowledge.pipeline.store.base_index import BaseIndex
 from app.knowledge.pipeline.store.index_store import IndexStore, build_fresh, index_path, swap_in
 from app.knowledge.pipeline.store.memory_budget import MemoryBudget
+
+# (connection string with its password, schema) of a base whose index is on a server.
+ServerAddress = tuple[str, str]
 
 
 class StoreRegistry:
@@ -18,16 +27,18 @@ class StoreRegistry:
         *,
         read_only: bool = False,
         budget: MemoryBudget | None = None,
+        servers: Callable[[str], ServerAddress | None] | None = None,
     ) -> None:
         self._base_dir = base_dir
+        self._servers = servers or (lambda _base_id: None)
         # A read-only data folder: stores open read-only and none is ever created.
         self.read_only = read_only
         # One budget for every base's searchable vectors in this registry.
         self.budget = budget if budget is not None else MemoryBudget()
-        self._stores: dict[str, IndexStore] = {}
+        self._stores: dict[str, BaseIndex] = {}
         self._lock = threading.Lock()
 
-    def get(self, base_id: str) -> IndexStore:
+    def get(self, base_id: str) -> BaseIndex:
         """The base's store, created on first use inside the base's existing folder.
 
         A job that outlives its base (deleted meanwhile) must not bring the folder back.
@@ -38,6 +49,11 @@ class StoreRegistry:
                 base_dir = self._base_dir(base_id)
                 if not base_dir.is_dir():
                     raise FileNotFoundError(f"the folder of knowledge base {base_id} is gone")
+                server = self._servers(base_id)
+                if server is not None:
+                    made = self._create_on_server(server)
+                    self._stores[base_id] = made
+                    return made
                 store = IndexStore(
                     index_path(base_dir),
                     create=not self.read_only,
@@ -47,12 +63,18 @@ class StoreRegistry:
                 self._stores[base_id] = store
             return store
 
-    def get_if_exists(self, base_id: str) -> IndexStore | None:
-        """The store only if its file exists: cleanup must never create an empty index."""
+    def get_if_exists(self, base_id: str) -> BaseIndex | None:
+        """The store only if it exists: cleanup must never create an empty index."""
         with self._lock:
             store = self._stores.get(base_id)
             if store is not None:
                 return store
+            server = self._servers(base_id)
+            if server is not None:
+                found = self._existing_on_server(server)
+                if found is not None:
+                    self._stores[base_id] = found
+                return found
             path = index_path(self._base_dir(base_id))
             if not path.is_file():
                 return None
@@ -69,12 +91,60 @@ class StoreRegistry:
         base_dir = self._base_dir(base_id)
         if not base_dir.is_dir():
             raise FileNotFoundError(f"the folder of knowledge base {base_id} is gone")
+        server = self._servers(base_id)
+        if server is not None:
+            self._replace_on_server(base_id, server, dimensions)
+            return
         path = index_path(base_dir)
         path.parent.mkdir(parents=True, exist_ok=True)
         fresh = build_fresh(path, dimensions)
         self.close(base_id)
         with self._lock:
             swap_in(fresh, path)
+
+    def drop(self, base_id: str) -> None:
+        """Remove a base's index for good: its schema on a server (the base is deleted;
+        a file index goes with the base's folder)."""
+        server = self._servers(base_id)
+        self.close(base_id)
+        if server is not None:
+            from app.knowledge.pipeline.store.pg.store import PgIndexStore
+
+            found = PgIndexStore.open_existing(*server)
+            if found is not None:
+                found.drop()
+
+    def _create_on_server(self, server: ServerAddress) -> BaseIndex:
+        from app.knowledge.pipeline.store.pg.store import PgIndexStore
+
+        return PgIndexStore(*server, create=True, read_only=self.read_only, budget=self.budget)
+
+    def _existing_on_server(self, server: ServerAddress) -> BaseIndex | None:
+        from app.knowledge.pipeline.store.pg.store import PgIndexStore
+
+        found: BaseIndex | None = PgIndexStore.open_existing(
+            *server, read_only=self.read_only, budget=self.budget
+        )
+        return found
+
+    def _replace_on_server(
+        self, base_id: str, server: ServerAddress, dimensions: int | None
+    ) -> None:
+        """An empty schema in place of the base's (restore): other processes' stores find
+        their tables recreated and answer from the new, empty ones."""
+        from app.knowledge.pipeline.store.pg.store import PgIndexStore
+
+        self.close(base_id)
+        old = PgIndexStore.open_existing(*server)
+        if old is not None:
+            old.drop()
+        fresh = PgIndexStore(*server, create=True)
+        try:
+            fresh.seed_epoch()
+            if dimensions is not None:
+                fresh.ensure_vectors(dimensions)
+        finally:
+            fresh.close()
 
     def close(self, base_id: str) -> None:
         with self._lock:
