@@ -33,10 +33,9 @@ from typing import Any
 import apsw
 
 from app.knowledge import db, path_safety, states
-from app.knowledge.catalog import Job
+from app.knowledge.catalog import Catalog, Job
 from app.knowledge.engine import EngineParts
 from app.knowledge.jobs.kinds import JobKind, known_kind
-from app.knowledge.jobs.owner import owner_alive
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.jobs.recovery import job_items, recover
 from app.knowledge.material_paths import CONTAINER_TYPES, stored_files
@@ -389,7 +388,9 @@ def _inspect_base(parts: EngineParts, base: Base, now: float | None, tmp_grace: 
     on_disk = _list_raw(raw)
     items = parts.catalog.list_items(base.id)
     by_id = {i.id: i for i in items}
-    live_jobs = _live_jobs(parts.catalog.list_jobs(base.id, statuses=("queued", "running")))
+    live_jobs = _live_jobs(
+        parts.catalog, parts.catalog.list_jobs(base.id, statuses=("queued", "running"))
+    )
     _check_running(base, items, by_id, live_jobs, found)
     snapshot = _index_snapshot(parts, base, found)
     if snapshot is not None:
@@ -398,14 +399,14 @@ def _inspect_base(parts: EngineParts, base: Base, now: float | None, tmp_grace: 
     return found
 
 
-def _live_jobs(jobs: Iterable[Job]) -> list[Job]:
+def _live_jobs(catalog: Catalog, jobs: Iterable[Job]) -> list[Job]:
     """Queued jobs, and running jobs whose process is still alive."""
     alive: dict[str | None, bool] = {}
     live = []
     for job in jobs:
         if job.status == "running":
             if job.owner not in alive:
-                alive[job.owner] = owner_alive(job.owner)
+                alive[job.owner] = catalog.job_owner_alive(job)
             if not alive[job.owner]:
                 continue
         live.append(job)

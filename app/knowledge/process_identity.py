@@ -6,6 +6,7 @@ A pid alone can be reused after a crash; pid plus the process's start time canno
 from __future__ import annotations
 
 import os
+import socket
 from functools import cache
 
 import psutil
@@ -17,8 +18,16 @@ def current_owner() -> str:
 
 
 def owner_alive(owner: str | None) -> bool:
+    """Whether the owner runs. An owner on another machine (`host/pid:start`, the jobs of
+    a base on a server) cannot be checked from here: it counts as alive; its server
+    tells (catalog.job_owner_alive)."""
     if not owner:
         return False
+    host, slash, local = owner.rpartition("/")
+    if slash:
+        if host != socket.gethostname():
+            return True
+        owner = local
     pid_text, _, started = owner.partition(":")
     try:
         process = psutil.Process(int(pid_text))

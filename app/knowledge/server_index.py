@@ -13,13 +13,17 @@ from __future__ import annotations
 
 import contextlib
 import re
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.knowledge.catalog import Catalog
 from app.knowledge.types import Base, ErrorCode, IndexBackend, TroveError
 from app.providers import secrets
+
+if TYPE_CHECKING:
+    from app.knowledge.catalog.server import ServerCatalog
 
 INSTALL_HINT = 'install the PostgreSQL support first: pip install "trove[postgres]"'
 
@@ -135,3 +139,43 @@ def server_lookup(catalog: Catalog) -> Callable[[str], tuple[str, str] | None]:
         return (found.dsn, found.schema) if found is not None else None
 
     return lookup
+
+
+FOLDER_ID_SETTING = "folder_id"
+
+
+def folder_id(catalog: Catalog) -> str:
+    """This data folder's own id: the origin of the jobs it queues on a server, which only
+    it can run (their sources are its files). Made once, kept in the settings."""
+    found = catalog.get_setting(FOLDER_ID_SETTING)
+    if found:
+        return found
+    made = uuid.uuid4().hex
+    if not catalog.read_only:
+        catalog.set_setting(FOLDER_ID_SETTING, made)
+    return made
+
+
+def catalog_opener(catalog: Catalog) -> Callable[[str], ServerCatalog]:
+    """For the catalog: open a server base's item and job rows (catalog/server.py)."""
+
+    def open_rows(base_id: str) -> ServerCatalog:
+        from app.knowledge.catalog.server import ServerCatalog
+
+        base = catalog.require_base(base_id)
+        found = server_index(base)
+        if found is None:
+            raise ValueError(f"base {base_id} keeps its rows on this machine")
+        try:
+            return ServerCatalog(found.dsn, found.schema, origin=folder_id(catalog))
+        except TroveError:
+            raise
+        except Exception as exc:
+            raise TroveError(
+                ErrorCode.SERVER_UNAVAILABLE,
+                f"the PostgreSQL server of knowledge base {base.name!r} ({found.address}) "
+                f"cannot be used: {scrubbed(exc)}",
+                {"server": found.address},
+            ) from None
+
+    return open_rows

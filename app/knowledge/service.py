@@ -74,7 +74,7 @@ from app.knowledge.pipeline.store.registry import StoreRegistry
 from app.knowledge.portable import export, importer, staging, transfer
 from app.knowledge.portable.archive import TransferCancelled
 from app.knowledge.provider_errors import provider_failure
-from app.knowledge.server_index import server_lookup
+from app.knowledge.server_index import catalog_opener, server_lookup
 
 # Linked folders' value types, for callers that take them from the facade.
 from app.knowledge.sync_types import LinkedFolder as LinkedFolder
@@ -138,6 +138,7 @@ class KnowledgeService:
         else:
             layout.bases_dir.mkdir(parents=True, exist_ok=True)
         catalog = Catalog(layout.catalog_path, read_only=self.read_only)
+        catalog.use_servers(catalog_opener(catalog))
         # Models installed as local:<id> (app/providers/installed_models.py).
         models_dir = layout.home / MODELS_DIR
         # Injected models (tests, benchmarks) stay fixed; otherwise the configured providers.

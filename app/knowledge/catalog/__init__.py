@@ -20,6 +20,7 @@ from app.knowledge.catalog.linked import LinkedFolderRows
 from app.knowledge.catalog.model_languages import ModelLanguageRows
 from app.knowledge.catalog.portable import PortableRows
 from app.knowledge.catalog.providers import ProviderRows
+from app.knowledge.catalog.routing import ServerRouting
 from app.knowledge.catalog.rows import Job, new_id
 from app.knowledge.catalog.settings import SettingRows
 
@@ -27,6 +28,7 @@ __all__ = ["Catalog", "Job", "new_id"]
 
 
 class Catalog(
+    ServerRouting,
     BaseRows,
     ItemRows,
     JobRows,

@@ -194,3 +194,30 @@ class JobRows(CatalogConnection):
 
     def count_live_jobs(self, base_id: str | None = None) -> int:
         return sum(self.job_counts(base_id))
+
+    def take_job_lease(self, job_id: int, key: str) -> Job | None:
+        """Give running job `job_id` the idempotency key `key` unless another live job holds
+        it; returns that holder (None: the lease is taken). Either way the job lets go of
+        its own key, so the next request for the same work can queue."""
+        with self._writing(), db.write_transaction(self._conn):
+            rows = self._rows(
+                f"SELECT {JOB_COLUMNS} FROM jobs WHERE idempotency_key = ? "
+                "AND status IN ('queued', 'running') AND id != ?",
+                (key, job_id),
+            )
+            holder = decode_job(rows[0]) if rows else None
+            self._conn.execute(
+                "UPDATE jobs SET idempotency_key = ? WHERE id = ?",
+                (None if holder else key, job_id),
+            )
+        return holder
+
+    def live_job_keys(self, base_id: str, prefix: str) -> set[str]:
+        """Idempotency keys starting with `prefix` of a base's queued and running jobs (read
+        often by the window: the base's other jobs, thousands in an import, stay in SQL)."""
+        rows = self._rows(
+            "SELECT idempotency_key FROM jobs WHERE base_id = ? AND status IN "
+            "('queued', 'running') AND substr(idempotency_key, 1, ?) = ?",
+            (base_id, len(prefix), prefix),
+        )
+        return {str(r[0]) for r in rows}

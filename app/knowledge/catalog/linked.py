@@ -10,7 +10,6 @@ from typing import Any
 
 from app.knowledge import db
 from app.knowledge.catalog.connection import CatalogConnection
-from app.knowledge.catalog.rows import JOB_COLUMNS, Job, decode_job
 from app.knowledge.sync_types import FileSnapshot, LinkedFolder, PageValidators, SyncChanges
 
 # How many syncs of one folder the change log keeps.
@@ -90,33 +89,6 @@ class LinkedFolderRows(CatalogConnection):
             "WHERE item_id = ?",
             (error, now, done, now, item_id),
         )
-
-    def take_job_lease(self, job_id: int, key: str) -> Job | None:
-        """Give running job `job_id` the idempotency key `key` unless another live job holds
-        it; returns that holder (None: the lease is taken). Either way the job lets go of
-        its own key, so the next request for the same work can queue."""
-        with self._writing(), db.write_transaction(self._conn):
-            rows = self._rows(
-                f"SELECT {JOB_COLUMNS} FROM jobs WHERE idempotency_key = ? "
-                "AND status IN ('queued', 'running') AND id != ?",
-                (key, job_id),
-            )
-            holder = decode_job(rows[0]) if rows else None
-            self._conn.execute(
-                "UPDATE jobs SET idempotency_key = ? WHERE id = ?",
-                (None if holder else key, job_id),
-            )
-        return holder
-
-    def live_job_keys(self, base_id: str, prefix: str) -> set[str]:
-        """Idempotency keys starting with `prefix` of a base's queued and running jobs (read
-        often by the window: the base's other jobs, thousands in an import, stay in SQL)."""
-        rows = self._rows(
-            "SELECT idempotency_key FROM jobs WHERE base_id = ? AND status IN "
-            "('queued', 'running') AND substr(idempotency_key, 1, ?) = ?",
-            (base_id, len(prefix), prefix),
-        )
-        return {str(r[0]) for r in rows}
 
     # -- file snapshots ----------------------------------------------------------------
 

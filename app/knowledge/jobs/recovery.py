@@ -23,7 +23,6 @@ from app.knowledge.catalog import Catalog, Job
 from app.knowledge.engine import EngineParts
 from app.knowledge.jobs.index_documents import remove_temp_files
 from app.knowledge.jobs.kinds import JobKind, Recovery, policy_for
-from app.knowledge.jobs.owner import owner_alive
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.jobs.queue import queue_deletes
 from app.knowledge.material_paths import CONTAINER_TYPES
@@ -75,7 +74,7 @@ def activity(catalog: Catalog, base_id: str, *, now: float | None = None) -> Act
     alive: dict[str, bool] = {}
     for job in jobs:
         if job.status == "running" and job.owner and job.owner not in alive:
-            alive[job.owner] = owner_alive(job.owner)
+            alive[job.owner] = catalog.job_owner_alive(job)
     mine = [j for j in jobs if j.base_id == base_id]
     queued = [j for j in mine if j.status == "queued"]
     busy = set().union(*(job_items(j) for j in jobs)) if jobs else set()
@@ -101,7 +100,7 @@ def recover(parts: EngineParts, *, now: float | None = None) -> RecoveryReport:
     now = time.time() if now is None else now
     report.pruned_jobs = catalog.prune_finished_jobs(now - JOB_RETENTION_DAYS * 86_400)
     for job in catalog.list_jobs(statuses=("running",)):
-        if owner_alive(job.owner):
+        if catalog.job_owner_alive(job):
             continue  # another live Trove process is running it
         if policy_for(job.kind).recovery is Recovery.RETRY:
             catalog.requeue_job(job.id, "resumed after an interrupted run")

@@ -29,7 +29,6 @@ from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.errors import JobCancelled
 from app.knowledge.jobs.item_creation import create_children
 from app.knowledge.jobs.kinds import JobKind
-from app.knowledge.jobs.owner import owner_alive
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.jobs.queue import mark_deleting, queue_index
 from app.knowledge.pipeline.readers.registry import SUPPORTED_EXTENSIONS
@@ -147,7 +146,7 @@ def _take_lease(parts: EngineParts, job: Job, root_id: str) -> bool:
     holder = parts.catalog.take_job_lease(job.id, lease_key(root_id))
     if holder is None:
         return True
-    if owner_alive(holder.owner):
+    if parts.catalog.job_owner_alive(holder):
         return False
     # Its process is gone (killed mid-sync) and no recovery ran since: it syncs nothing.
     parts.catalog.finish_job(holder.id, "abandoned", "its process is gone")
