@@ -116,3 +116,27 @@ def cmd_base_delete(svc: KnowledgeService, args: argparse.Namespace) -> int:
     svc.delete_base(base.id)
     print(f"deleted knowledge base {base.name!r} ({base.id})", file=sys.stderr)
     return EXIT_OK
+
+
+def cmd_base_attach(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    dsn = args.dsn
+    password = os.environ.get("PGPASSWORD")
+    if password and "password" not in dsn:
+        dsn = with_password(dsn, password)
+    base = svc.attach_base(dsn, args.base)
+    if args.json:
+        print_json(base_json(base))
+    else:
+        where = address(base.dsn) if base.dsn else "its server"
+        print(f"attached knowledge base {base.name!r} (id {base.id}) on {where}")
+    return EXIT_OK
+
+
+def cmd_base_detach(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    base = svc.resolve_base(args.base)
+    svc.detach_base(base.id)
+    print(
+        f"detached knowledge base {base.name!r} ({base.id}); it stays on its server",
+        file=sys.stderr,
+    )
+    return EXIT_OK

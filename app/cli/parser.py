@@ -8,7 +8,14 @@ from typing import TypeAlias
 
 from app import __version__
 from app.cli.ask import cmd_ask
-from app.cli.bases import cmd_base_create, cmd_base_delete, cmd_base_list, cmd_base_set
+from app.cli.bases import (
+    cmd_base_attach,
+    cmd_base_create,
+    cmd_base_delete,
+    cmd_base_detach,
+    cmd_base_list,
+    cmd_base_set,
+)
 from app.cli.items import cmd_add, cmd_delete, cmd_item_list, cmd_note, cmd_reindex, cmd_resume
 from app.cli.maintenance import cmd_doctor, cmd_restore
 from app.cli.mcp import cmd_mcp
@@ -114,9 +121,24 @@ def _add_base_commands(commands: Subcommands) -> None:
     )
     create.add_argument("--json", action="store_true")
     create.set_defaults(func=cmd_base_create)
-    bdelete = base_cmds.add_parser("delete", help="delete a knowledge base and all its files")
+    bdelete = base_cmds.add_parser(
+        "delete",
+        help="delete a knowledge base and all its files (a base on a server: for everyone)",
+    )
     bdelete.add_argument("base", metavar="BASE")
     bdelete.set_defaults(func=cmd_base_delete)
+    attach = base_cmds.add_parser(
+        "attach", help="use a knowledge base another desktop created on a PostgreSQL server"
+    )
+    attach.add_argument("--dsn", required=True, metavar="CONNINFO", help="the server")
+    attach.add_argument("--base", metavar="ID", help="which base, when the server holds several")
+    attach.add_argument("--json", action="store_true")
+    attach.set_defaults(func=cmd_base_attach)
+    detach = base_cmds.add_parser(
+        "detach", help="stop using a server base on this desktop (it stays on the server)"
+    )
+    detach.add_argument("base", metavar="BASE")
+    detach.set_defaults(func=cmd_base_detach)
     bset = base_cmds.add_parser("set", help="change a knowledge base's settings")
     bset.add_argument("base", metavar="BASE", help="base id or unique name")
     bset.add_argument(

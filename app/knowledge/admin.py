@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import shutil
 import time
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,8 @@ from app.knowledge.material_paths import CONTAINER_TYPES
 from app.knowledge.ocr import tasks as ocr_tasks
 from app.knowledge.ocr.settings import checked_ocr_settings
 from app.knowledge.pipeline.store.base_index import BaseIndex
+from app.knowledge.portable.export import base_settings
+from app.knowledge.portable.importer import base_from_settings, free_name
 from app.knowledge.provider_errors import provider_failure
 from app.knowledge.source_check import SourceCheck
 from app.knowledge.types import (
@@ -142,6 +145,7 @@ def create_base(parts: EngineParts, name: str, settings: BaseSettings) -> Base:
         store = open_store(parts, base)
         if dimensions is not None:
             store.ensure_vectors(dimensions)
+        _publish_settings(parts, base)
     except BaseException:
         log.warning("creating base %r failed; rolling back", name)
         _drop_quietly(parts, base_id)
@@ -150,6 +154,76 @@ def create_base(parts: EngineParts, name: str, settings: BaseSettings) -> Base:
         server_index.forget_password(base_id)
         raise
     return base
+
+
+def _publish_settings(parts: EngineParts, base: Base) -> None:
+    """A base on a server carries its settings there, for desktops that attach it."""
+    server = parts.catalog.server_of(base.id)
+    if server is not None:
+        server.put_base_settings(base_settings(base) | {"id": base.id})
+
+
+def attach_base(parts: EngineParts, dsn: str, base_id: str | None) -> Base:
+    """Use on this desktop a base another desktop created on a PostgreSQL server: its
+    settings come from the server, its items, jobs and index stay there."""
+    address, password = server_index.split_password(dsn)
+    found = attachable_bases(server_index.with_password(address, password))
+    if base_id is not None:
+        found = [s for s in found if s.get("id") == base_id]
+    if not found:
+        where = server_index.address(address)
+        wanted = f"knowledge base {base_id}" if base_id else "no Trove knowledge base"
+        raise TroveError(ErrorCode.BASE_NOT_FOUND, f"{wanted} on {where}")
+    if len(found) > 1:
+        names = ", ".join(f"{s.get('name')} ({s.get('id')})" for s in found)
+        raise TroveError(
+            ErrorCode.BASE_AMBIGUOUS,
+            f"the server holds several bases; choose one with --base: {names}",
+        )
+    settings = found[0]
+    shared_id = str(settings["id"])
+    if parts.catalog.get_base(shared_id) is not None:
+        raise TroveError(
+            ErrorCode.INVALID_ARGUMENT, f"knowledge base {shared_id} is already on this desktop"
+        )
+    base = replace(
+        base_from_settings(settings, shared_id),
+        backend=IndexBackend.POSTGRES,
+        dsn=address,
+    )
+    try:
+        server_index.remember_password(shared_id, password)
+        with parts.catalog.transaction():
+            taken = {b.name for b in parts.catalog.list_bases()}
+            base = replace(base, name=free_name(taken, base.name))
+            parts.catalog.insert_base_row(base)
+        parts.layout.raw_dir(shared_id).mkdir(parents=True, exist_ok=True)
+        open_store(parts, base)
+    except BaseException:
+        parts.stores.close(shared_id)
+        parts.catalog.forget_server(shared_id)
+        parts.catalog.delete_base_row(shared_id)
+        shutil.rmtree(parts.layout.base_dir(shared_id), ignore_errors=True)
+        server_index.forget_password(shared_id)
+        raise
+    return parts.catalog.require_base(shared_id)
+
+
+def attachable_bases(dsn: str) -> list[dict[str, Any]]:
+    """The settings of every Trove base on the server at `dsn`."""
+    from app.knowledge.catalog.server import list_server_bases
+
+    try:
+        return list_server_bases(dsn)
+    except TroveError:
+        raise
+    except Exception as exc:
+        where = server_index.address(dsn)
+        raise TroveError(
+            ErrorCode.SERVER_UNAVAILABLE,
+            f"the PostgreSQL server at {where} cannot be used: {server_index.scrubbed(exc)}",
+            {"server": where},
+        ) from None
 
 
 def _server_address(backend: IndexBackend, dsn: str | None) -> tuple[str | None, str | None]:
@@ -243,7 +317,25 @@ def delete_base(parts: EngineParts, base_id: str) -> None:
     parts.catalog.require_base(base_id)
     with parts.mutex.lock(base_id):
         ocr_tasks.discard_base(parts.layout, base_id)  # its workers would write into nothing
+        parts.catalog.forget_server(base_id)
         parts.stores.drop(base_id)
+        shutil.rmtree(parts.layout.base_dir(base_id), ignore_errors=True)
+        parts.catalog.delete_base_row(base_id)
+        server_index.forget_password(base_id)
+
+
+def detach_base(parts: EngineParts, base_id: str) -> None:
+    """Stop using a server base on this desktop; it stays on the server for the others
+    (its items, jobs and index), and this desktop's copies of its files go."""
+    base = parts.catalog.require_base(base_id)
+    if base.backend is not IndexBackend.POSTGRES:
+        raise TroveError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"knowledge base {base.name!r} is on this computer; delete it instead",
+        )
+    with parts.mutex.lock(base_id):
+        parts.catalog.forget_server(base_id)
+        parts.stores.close(base_id)
         shutil.rmtree(parts.layout.base_dir(base_id), ignore_errors=True)
         parts.catalog.delete_base_row(base_id)
         server_index.forget_password(base_id)

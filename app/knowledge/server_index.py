@@ -42,8 +42,12 @@ def secret_id(base_id: str) -> str:
 
 
 def schema_name(base_id: str) -> str:
-    """The base's schema: a fixed prefix and its id (ids are letters, digits and dashes)."""
-    return "trove_" + re.sub(r"[^a-z0-9_]", "_", base_id.lower())
+    """The base's schema on its server (pg/schema.py names it)."""
+    try:
+        from app.knowledge.pipeline.store.pg.schema import schema_name as named
+    except ImportError as exc:
+        raise TroveError(ErrorCode.INVALID_ARGUMENT, INSTALL_HINT) from exc
+    return named(base_id)
 
 
 def _conninfo() -> Any:

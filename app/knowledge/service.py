@@ -219,6 +219,19 @@ class KnowledgeService:
         on when the extra is installed)."""
         return ocr_on(base.ocr)
 
+    def attach_base(self, dsn: str, base_id: str | None = None) -> Base:
+        """Use a base another desktop created on a PostgreSQL server (`base_id` chooses
+        one when the server holds several)."""
+        self._require_writable()
+        return admin.attach_base(self.parts, dsn, base_id)
+
+    def detach_base(self, base_id: str) -> None:
+        """Stop using a server base here; it stays on the server for everyone else."""
+        self._require_writable()
+        admin.detach_base(self.parts, base_id)
+        with self._checked_lock:
+            self._checked_stores.discard(base_id)
+
     def delete_base(self, base_id: str) -> None:
         self._require_writable()
         admin.delete_base(self.parts, base_id)

@@ -38,7 +38,7 @@ from psycopg import sql
 from app.knowledge.catalog.items import ItemRows
 from app.knowledge.catalog.jobs import JobRows
 from app.knowledge.catalog.portable import PortableRows
-from app.knowledge.catalog.rows import ITEM_COLUMNS, JOB_COLUMNS, Job, decode_job
+from app.knowledge.catalog.rows import JOB_COLUMNS, Job, decode_job
 from app.knowledge.process_identity import current_owner
 from app.knowledge.types import ItemStatus, WorkCounts
 
@@ -429,4 +429,24 @@ def _random_bytes(n: int) -> bytes:
     return secrets.token_bytes(n)
 
 
-__all__ = ["ITEM_COLUMNS", "SERVER_JOB_IDS", "ServerCatalog"]
+def list_server_bases(dsn: str) -> list[dict[str, Any]]:
+    """The settings (with "id") of every Trove base on the server at `dsn`."""
+    found: list[dict[str, Any]] = []
+    with psycopg.connect(dsn, autocommit=True, connect_timeout=10) as conn:
+        schemas = [
+            str(r[0])
+            for r in conn.execute(
+                "SELECT n.nspname FROM pg_namespace n JOIN pg_class c ON c.relnamespace = n.oid "
+                "WHERE c.relname = 'meta' AND n.nspname LIKE 'trove\\_%' ORDER BY 1"
+            )
+        ]
+        for schema in schemas:
+            row = conn.execute(
+                sql.SQL("SELECT value FROM {}.meta WHERE key = %s").format(sql.Identifier(schema)),
+                (BASE_SETTINGS_KEY,),
+            ).fetchone()
+            if row is not None:
+                settings = json.loads(row[0])
+                if isinstance(settings, dict) and isinstance(settings.get("id"), str):
+                    found.append(settings)
+    return found

@@ -214,27 +214,32 @@ def _read_items(path: Path, base_id: str) -> tuple[list[Item], dict[str, str]]:
 
 
 def _new_base(parts: EngineParts, settings: dict[str, Any], name: str) -> Base:
-    now = time.time()
     try:
-        return Base(
-            id=new_id(),
-            name=name,
-            embedding_model=settings.get("embeddingModel"),
-            dimensions=settings.get("dimensions"),
-            rerank_model=settings.get("rerankModel"),
-            document_count=int(settings.get("documentCount", DEFAULT_DOCUMENT_COUNT)),
-            threshold=settings.get("threshold"),
-            chunk_size=int(settings.get("chunkSize", DEFAULT_CHUNK_SIZE)),
-            chunk_overlap=int(settings.get("chunkOverlap", DEFAULT_CHUNK_OVERLAP)),
-            status=BaseStatus.COMPLETED,
-            status_reason=None,
-            created_at=float(settings.get("createdAt", now)),
-            updated_at=now,
-            agent_writes=False,
-            ocr=_ocr_settings(settings.get("ocr")),
-        )
+        return replace(base_from_settings(settings, new_id()), name=name)
     except (TypeError, ValueError, TroveError) as exc:
         raise damaged(f"{BASE_MEMBER}: {exc}") from exc
+
+
+def base_from_settings(settings: dict[str, Any], base_id: str) -> Base:
+    """A base row from exported settings (export.base_settings); agent writes stay off."""
+    now = time.time()
+    return Base(
+        id=base_id,
+        name=str(settings.get("name") or "").strip() or "Shared base",
+        embedding_model=settings.get("embeddingModel"),
+        dimensions=settings.get("dimensions"),
+        rerank_model=settings.get("rerankModel"),
+        document_count=int(settings.get("documentCount", DEFAULT_DOCUMENT_COUNT)),
+        threshold=settings.get("threshold"),
+        chunk_size=int(settings.get("chunkSize", DEFAULT_CHUNK_SIZE)),
+        chunk_overlap=int(settings.get("chunkOverlap", DEFAULT_CHUNK_OVERLAP)),
+        status=BaseStatus.COMPLETED,
+        status_reason=None,
+        created_at=float(settings.get("createdAt", now)),
+        updated_at=now,
+        agent_writes=False,
+        ocr=_ocr_settings(settings.get("ocr")),
+    )
 
 
 def _ocr_settings(raw: object) -> OcrSettings:

@@ -11,10 +11,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.knowledge.pipeline.store.base_index import BaseIndex
 from app.knowledge.pipeline.store.index_store import IndexStore, build_fresh, index_path, swap_in
 from app.knowledge.pipeline.store.memory_budget import MemoryBudget
+
+if TYPE_CHECKING:
+    from app.knowledge.pipeline.store.pg.store import PgIndexStore
 
 # (connection string with its password, schema) of a base whose index is on a server.
 ServerAddress = tuple[str, str]
@@ -108,9 +112,7 @@ class StoreRegistry:
         server = self._servers(base_id)
         self.close(base_id)
         if server is not None:
-            from app.knowledge.pipeline.store.pg.store import PgIndexStore
-
-            found = PgIndexStore.open_existing(*server)
+            found = _existing_on_server(server, read_only=False, budget=None)
             if found is not None:
                 found.drop()
 
@@ -120,12 +122,7 @@ class StoreRegistry:
         return PgIndexStore(*server, create=True, read_only=self.read_only, budget=self.budget)
 
     def _existing_on_server(self, server: ServerAddress) -> BaseIndex | None:
-        from app.knowledge.pipeline.store.pg.store import PgIndexStore
-
-        found: BaseIndex | None = PgIndexStore.open_existing(
-            *server, read_only=self.read_only, budget=self.budget
-        )
-        return found
+        return _existing_on_server(server, read_only=self.read_only, budget=self.budget)
 
     def _replace_on_server(
         self, base_id: str, server: ServerAddress, dimensions: int | None
@@ -135,7 +132,7 @@ class StoreRegistry:
         from app.knowledge.pipeline.store.pg.store import PgIndexStore
 
         self.close(base_id)
-        old = PgIndexStore.open_existing(*server)
+        old = _existing_on_server(server, read_only=False, budget=None)
         if old is not None:
             old.drop()
         fresh = PgIndexStore(*server, create=True)
@@ -158,3 +155,16 @@ class StoreRegistry:
             self._stores.clear()
         for store in stores:
             store.close()
+
+
+def _existing_on_server(
+    server: ServerAddress, *, read_only: bool, budget: MemoryBudget | None
+) -> PgIndexStore | None:
+    """The base's index on its server, or None when its schema is not there."""
+    from app.knowledge.pipeline.store.pg.errors import PgSchemaMissingError
+    from app.knowledge.pipeline.store.pg.store import PgIndexStore
+
+    try:
+        return PgIndexStore(*server, create=False, read_only=read_only, budget=budget)
+    except PgSchemaMissingError:
+        return None
