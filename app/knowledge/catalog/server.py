@@ -22,6 +22,7 @@ Where the two engines differ, the server does what the issue of several machines
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
 import threading
@@ -103,7 +104,14 @@ _DDL = [
 # The jobs this desktop may claim: its own (their sources are its files) and deletions,
 # which touch only the shared rows and index. A job's origin is set by the connection that
 # queues it (the trove.origin setting), so it is there from the row's first instant.
-_MINE = "(origin IS NULL OR origin = ? OR kind = 'delete-subtree')"
+# A desktop that is gone (no process of its data folder connected) leaves its queued jobs
+# to the others: they are adopted where their sources can be read, else left to wait.
+_MINE = (
+    "(origin IS NULL OR origin = ? OR kind = 'delete-subtree' OR origin = ANY(?)) "
+    "AND NOT (id = ANY(?))"
+)
+# How long the list of gone desktops is trusted before it is asked again.
+_GONE_TTL_S = 2.0
 
 
 @cache
@@ -233,6 +241,15 @@ class ServerCatalog(ItemRows, JobRows, PortableRows):
             "SELECT pg_try_advisory_lock(hashtextextended(%s, 0))",
             (self._presence_key(_machine_owner()),),
         )
+        # Shared: every process of this data folder holds it; only when none is connected
+        # can another desktop take it, and adopt the folder's queued jobs.
+        self._presence.execute(
+            "SELECT pg_advisory_lock_shared(hashtextextended(%s, 0))",
+            (self._origin_key(origin),),
+        )
+        self._gone: list[str] = []
+        self._gone_checked = -_GONE_TTL_S
+        self._not_here: set[int] = set()
 
     # -- connections -----------------------------------------------------------------
 
@@ -314,7 +331,7 @@ class ServerCatalog(ItemRows, JobRows, PortableRows):
         a job another process is claiming at this instant is passed over, not waited on."""
         now = time.time() if now is None else now
         where = f"status = 'queued' AND not_before <= ? AND {_MINE}"
-        args: list[Any] = [now, self.origin]
+        args: list[Any] = [now, *self._mine_args()]
         if base_id is not None:
             where += " AND base_id = ?"
             args.append(base_id)
@@ -329,11 +346,70 @@ class ServerCatalog(ItemRows, JobRows, PortableRows):
                 f"LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING {JOB_COLUMNS}",
                 (claimed_by, now, *args),
             ).fetchall()
-        return decode_job(rows[0]) if rows else None
+        job = decode_job(rows[0]) if rows else None
+        if job is not None and not self._runnable_here(job):
+            self._not_here.add(job.id)
+            self._exec(
+                "UPDATE jobs SET status = 'queued', owner = NULL, attempts = attempts - 1 "
+                "WHERE id = ? AND status = 'running'",
+                (job.id,),
+            )
+            return self.claim_next_job(base_id, now, owner=owner, skip=skip)
+        return job
+
+    def _mine_args(self) -> list[Any]:
+        return [self.origin, self._gone_origins(), sorted(self._not_here)]
+
+    def _gone_origins(self) -> list[str]:
+        """Origins of queued jobs with no process of theirs connected (cached briefly)."""
+        now = time.monotonic()
+        if now < self._gone_checked + _GONE_TTL_S:
+            return self._gone
+        others = [
+            str(r[0])
+            for r in self._rows(
+                "SELECT DISTINCT origin FROM jobs WHERE status = 'queued' AND origin IS NOT NULL "
+                "AND origin <> ?",
+                (self.origin,),
+            )
+        ]
+        self._gone = [o for o in others if not self._held(self._origin_key(o))]
+        self._gone_checked = now
+        return self._gone
+
+    def _runnable_here(self, job: Job) -> bool:
+        """A job adopted from a gone desktop runs here only if its source is a file or
+        folder this machine can read (or no file at all: a URL, a note)."""
+        if job.item_id is None:
+            return True
+        found = self._rows(
+            "SELECT type, source, (SELECT origin FROM jobs WHERE id = ?) FROM items WHERE id = ?",
+            (job.id, job.item_id),
+        )
+        if not found:
+            return True
+        kind, source, origin = found[0]
+        if origin in (None, self.origin) or kind not in ("file", "directory"):
+            return True
+        return os.path.exists(str(source))
+
+    def _held(self, key: str) -> bool:
+        """Whether some session holds the advisory lock `key` (tested without keeping it)."""
+        reader = self._reader()
+        row = reader.execute(
+            "SELECT pg_try_advisory_lock(hashtextextended(?, 0))", (key,)
+        ).fetchone()
+        if row is not None and row[0]:
+            reader.execute("SELECT pg_advisory_unlock(hashtextextended(?, 0))", (key,))
+            return False
+        return True
+
+    def _origin_key(self, origin: str) -> str:
+        return f"trove-origin:{self.schema}:{origin}"
 
     def next_due_time(self, base_id: str | None = None) -> float | None:
         sql_text = f"SELECT min(not_before) FROM jobs WHERE status = 'queued' AND {_MINE}"
-        args: list[Any] = [self.origin]
+        args: list[Any] = self._mine_args()
         if base_id is not None:
             sql_text += " AND base_id = ?"
             args.append(base_id)
@@ -346,14 +422,7 @@ class ServerCatalog(ItemRows, JobRows, PortableRows):
             return False
         if owner == _machine_owner():
             return True
-        key = self._presence_key(owner)
-        reader = self._reader()
-        got = reader.execute("SELECT pg_try_advisory_lock(hashtextextended(?, 0))", (key,))
-        row = got.fetchone()
-        if row is not None and row[0]:
-            reader.execute("SELECT pg_advisory_unlock(hashtextextended(?, 0))", (key,))
-            return False
-        return True
+        return self._held(self._presence_key(owner))
 
     def _presence_key(self, owner: str) -> str:
         # Per base: advisory locks are database-wide, and one process may hold several
