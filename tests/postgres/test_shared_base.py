@@ -83,8 +83,8 @@ def test_two_desktops_adding_overlapping_folders(tmp_path: Path, pg_dsn: str) ->
 
     a = popen(home_a, "add", base_id, str(one), str(two), "--wait")
     b = popen(home_b, "add", base_id, str(two), str(three), "--wait")
-    out_a, err_a = a.communicate(timeout=240)
-    out_b, err_b = b.communicate(timeout=240)
+    _, err_a = a.communicate(timeout=240)
+    _, err_b = b.communicate(timeout=240)
     assert a.returncode == 0, err_a
     assert b.returncode == 0, err_b
 
