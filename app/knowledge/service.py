@@ -202,7 +202,9 @@ class KnowledgeService:
     def create_base(self, name: str, **settings: Unpack[BaseSettings]) -> Base:
         """A new base; settings left out take their defaults (types.BaseSettings)."""
         self._require_writable()
-        return admin.create_base(self.parts, name, settings)
+        base = admin.create_base(self.parts, name, settings)
+        self.catalog.watch_new_servers()
+        return base
 
     def update_base(self, base_id: str, **changes: Unpack[BaseChanges]) -> Base:
         """Rename or change retrieval settings; arguments left out keep their values.
@@ -223,7 +225,17 @@ class KnowledgeService:
         """Use a base another desktop created on a PostgreSQL server (`base_id` chooses
         one when the server holds several)."""
         self._require_writable()
-        return admin.attach_base(self.parts, dsn, base_id)
+        base = admin.attach_base(self.parts, dsn, base_id)
+        self.catalog.watch_new_servers()
+        return base
+
+    def watch_server_changes(self, changed: Callable[[str], None]) -> None:
+        """Call `changed(base id)` (on another thread) when the items of a base on a
+        PostgreSQL server change there, whichever desktop changed them."""
+        self.catalog.watch_servers(changed)
+
+    def stop_watching_server_changes(self) -> None:
+        self.catalog.stop_watching_servers()
 
     def detach_base(self, base_id: str) -> None:
         """Stop using a server base here; it stays on the server for everyone else."""

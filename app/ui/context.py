@@ -10,6 +10,7 @@ from PySide6.QtCore import QSettings
 from app.knowledge.service import KnowledgeService
 from app.runtime.executor import JobExecutor
 from app.runtime.folder_watching import FolderWatching
+from app.runtime.server_watching import ServerWatching
 from app.ui.models.downloads import ModelDownloads
 from app.ui.notifications import Notifier
 from app.ui.tasks import BackgroundTasks
@@ -26,7 +27,10 @@ class UiContext:
     downloads: ModelDownloads = field(init=False)
     # Linked folders watched while the window runs (started with the executor).
     watching: FolderWatching = field(init=False)
+    # Bases on a PostgreSQL server: their rows follow other desktops' changes.
+    server_watching: ServerWatching = field(init=False)
 
     def __post_init__(self) -> None:
         self.downloads = ModelDownloads(self.service, self.tasks, self.tasks)
         self.watching = FolderWatching(self.service, self.executor)
+        self.server_watching = ServerWatching(self.service, self.executor)

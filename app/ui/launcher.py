@@ -83,6 +83,7 @@ def build_context(home: Path, settings: QSettings) -> UiContext:
 
 def close_context(ctx: UiContext) -> None:
     ctx.watching.stop()  # asks for no more syncs before the executor stops
+    ctx.server_watching.stop()
     ctx.executor.shutdown()
     ctx.tasks.wait()
     ctx.service.close()
@@ -153,6 +154,7 @@ def run_window(ctx: UiContext, loop: asyncio.AbstractEventLoop) -> int:
     ctx.service.warm_up()
     ctx.executor.start()
     ctx.watching.start()
+    ctx.server_watching.start()
     window.start()
     settle_heap()
     app = QApplication.instance()

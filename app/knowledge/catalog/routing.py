@@ -53,12 +53,56 @@ class ServerRouting(ItemRows, JobRows, PortableRows):
         self._job_homes: dict[int, str] = {}
         self._servers_lock = threading.RLock()
         self._tx = threading.local()
+        self._watchers: dict[str, tuple[threading.Thread, threading.Event]] = {}
+        self._on_change: Callable[[str], None] | None = None
+
+    def watch_servers(self, changed: Callable[[str], None]) -> None:
+        """Call `changed(base id)` whenever a server base's items change on its server
+        (another desktop's work included), each base on a thread of its own, until
+        stop_watching_servers. Calling it again starts watching bases added since."""
+        with self._servers_lock:
+            self._on_change = changed
+            for base_id in self.server_base_ids():
+                if base_id in self._watchers:
+                    continue
+                try:
+                    server = self.server_of(base_id)
+                except Exception as exc:
+                    log.warning("cannot watch base %s on its server: %s", base_id, exc)
+                    continue
+                if server is None:
+                    continue
+                stop = threading.Event()
+                thread = threading.Thread(
+                    target=server.listen,
+                    args=(lambda b=base_id: changed(b), stop),
+                    name=f"trove-notices-{base_id}",
+                    daemon=True,
+                )
+                self._watchers[base_id] = (thread, stop)
+                thread.start()
+
+    def watch_new_servers(self) -> None:
+        """Start watching server bases added since watch_servers (if watching)."""
+        if self._on_change is not None:
+            self.watch_servers(self._on_change)
+
+    def stop_watching_servers(self) -> None:
+        with self._servers_lock:
+            watchers = list(self._watchers.values())
+            self._watchers.clear()
+            self._on_change = None
+        for _, stop in watchers:
+            stop.set()
+        for thread, _ in watchers:
+            thread.join(timeout=2.0)
 
     def use_servers(self, opener: ServerOpener) -> None:
         """How to open a server base's rows (given by the service, which holds the keys)."""
         self._opener = opener
 
     def close(self) -> None:
+        self.stop_watching_servers()
         with self._servers_lock:
             for server in self._servers.values():
                 server.close()
@@ -94,6 +138,10 @@ class ServerRouting(ItemRows, JobRows, PortableRows):
         """Close a base's server rows (the base is deleted or its server changed)."""
         with self._servers_lock:
             server = self._servers.pop(base_id, None)
+            watcher = self._watchers.pop(base_id, None)
+        if watcher is not None:
+            watcher[1].set()
+            watcher[0].join(timeout=2.0)
         if server is not None:
             server.close()
 

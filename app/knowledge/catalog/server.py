@@ -22,15 +22,16 @@ Where the two engines differ, the server does what the issue of several machines
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import socket
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 import apsw
 import psycopg
@@ -42,6 +43,8 @@ from app.knowledge.catalog.portable import PortableRows
 from app.knowledge.catalog.rows import JOB_COLUMNS, Job, decode_job
 from app.knowledge.process_identity import current_owner
 from app.knowledge.types import ItemStatus, WorkCounts
+
+log = logging.getLogger(__name__)
 
 # Job ids on a server start here, far above any local catalog's, so a job id alone says
 # which catalog holds it; each base's sequence starts at a random offset above it.
@@ -99,7 +102,23 @@ _DDL = [
         WHERE status IN ('queued', 'running');
     CREATE INDEX jobs_queue ON jobs (status, not_before, id);
     """,
+    # v2: every change to the items says so on the channel `trove_changes` (the schema's
+    # name as payload), once per statement: windows on other desktops refresh their rows.
+    """
+    CREATE FUNCTION trove_items_changed() RETURNS trigger LANGUAGE plpgsql AS $fn$
+    BEGIN
+        PERFORM pg_notify('trove_changes', TG_TABLE_SCHEMA);
+        RETURN NULL;
+    END
+    $fn$;
+    CREATE TRIGGER items_changed AFTER INSERT OR UPDATE OR DELETE ON items
+        FOR EACH STATEMENT EXECUTE FUNCTION trove_items_changed();
+    """,
 ]
+CHANGES_CHANNEL = "trove_changes"
+# At most one change notice per base this often: a busy desktop updates progress rows
+# several times a second, and a window needs to hear of them only as often as it repaints.
+NOTICE_INTERVAL_S = 0.25
 
 # The jobs this desktop may claim: its own (their sources are its files) and deletions,
 # which touch only the shared rows and index. A job's origin is set by the connection that
@@ -173,6 +192,10 @@ class _SqliteDialect:
             raise apsw.ConstraintError(str(exc).splitlines()[0]) from None
         self._changes = max(cur.rowcount, 0)
         return _Cursor(list(cur.fetchall()) if cur.description is not None else [])
+
+    def script(self, statements: str) -> None:
+        """Several statements at once, as written (no placeholders: the simple protocol)."""
+        self._conn.execute(statements.encode())
 
     def executemany(self, statement: str, rows: Iterable[Sequence[Any]]) -> None:
         for row in rows:
@@ -254,7 +277,7 @@ class ServerCatalog(ItemRows, JobRows, PortableRows):
     # -- connections -----------------------------------------------------------------
 
     def _migrate(self) -> None:
-        conn = self._conn
+        conn = cast(_SqliteDialect, self._conn)
         with self._writing(), _begin(conn):
             # The index store creates the same schema and meta table under this lock.
             conn.execute("SELECT pg_advisory_xact_lock(hashtext(?))", (f"trove:{self.schema}",))
@@ -276,9 +299,7 @@ class ServerCatalog(ItemRows, JobRows, PortableRows):
                     f"than this Trove understands ({len(_DDL)})"
                 )
             for version in range(current, len(_DDL)):
-                for statement in _DDL[version].split(";"):
-                    if statement.strip():
-                        conn.execute(statement)
+                conn.script(_DDL[version])
             if current == 0:
                 start = SERVER_JOB_IDS + int.from_bytes(_random_bytes(5), "big") * 1000
                 conn.execute(f"ALTER TABLE jobs ALTER COLUMN id RESTART WITH {start}")
@@ -304,6 +325,35 @@ class ServerCatalog(ItemRows, JobRows, PortableRows):
             self._readers.clear()
             self._conn.close()
             self._presence.close()
+
+    # -- change notices --------------------------------------------------------------------
+
+    def listen(self, notify: Callable[[], None], stop: threading.Event) -> None:
+        """Call `notify` whenever this base's items change on the server, from any desktop
+        (at most every NOTICE_INTERVAL_S), until `stop` is set. A lost connection is opened
+        again after a pause; the notices missed meanwhile are made up by one `notify`."""
+        while not stop.is_set():
+            try:
+                with psycopg.connect(self._dsn, autocommit=True, connect_timeout=10) as conn:
+                    conn.execute(f"LISTEN {CHANGES_CHANNEL}")
+                    notify()
+                    self._pass_notices(conn, notify, stop)
+            except psycopg.Error as exc:
+                log.info("change notices of %s paused: %s", self.schema, exc)
+                stop.wait(5.0)
+
+    def _pass_notices(
+        self, conn: psycopg.Connection[Any], notify: Callable[[], None], stop: threading.Event
+    ) -> None:
+        pending = False
+        last = 0.0
+        while not stop.is_set():
+            for notice in conn.notifies(timeout=NOTICE_INTERVAL_S):
+                pending = pending or notice.payload == self.schema
+            now = time.monotonic()
+            if pending and now - last >= NOTICE_INTERVAL_S:
+                pending, last = False, now
+                notify()
 
     # -- the base's settings, for a second desktop that attaches the base ------------------
 
