@@ -245,11 +245,23 @@ def test_schema_life_read_only_and_missing(pg_dsn: str, pg_schema: str) -> None:
         PgIndexStore(pg_dsn, pg_schema, create=False)
 
 
-def test_integrity_check_names_a_missing_table(pg_dsn: str, store: PgIndexStore) -> None:
-    store.rebuild_material("a", "a.md", "A", 5, _records("alpha"))
+def test_doctor_repairs_and_integrity_checks(pg_dsn: str, store: PgIndexStore) -> None:
+    store.ensure_vectors(4)
+    ids = store.rebuild_material(
+        "a", "a.md", "A", 20, _records("alpha", "beta", "gamma"), np.eye(3, 4, dtype=np.float32)
+    )
     assert store.integrity_check() == [] and store.fts_integrity_check() == []
+    assert store.delete_vector_rows([ids[2]]) == 1 and store.vector_count() == 2
+    assert store.delete_chunk_rows([ids[1]]) == 1  # its vector goes with it
+    assert (store.chunk_count(), store.vector_count()) == (2, 1)
+    assert store.integrity_snapshot().vector_rowids == {ids[0]}
     with psycopg.connect(pg_dsn, autocommit=True) as conn:
         conn.execute(f'UPDATE "{store.schema}".fts_units SET length = length + 1')
+    problems = store.fts_integrity_check()
+    assert len(problems) == 2 and "do not add up" in problems[0] and "statistics" in problems[1]
+    # Passages (0, 0), (1, 1) and one for the chunk at seq 2 (as the SQLite index counts).
+    assert store.rebuild_fts() == 3 and store.fts_integrity_check() == []
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
         conn.execute(f'DROP TABLE "{store.schema}".fts_stats')
     assert any("fts_stats" in p for p in store.integrity_check())
 
