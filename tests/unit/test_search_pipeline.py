@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +14,10 @@ from app.knowledge.fusion import rrf
 from app.knowledge.pipeline.store.index_store import Bm25Hit
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import (
+    Base,
     BaseStatus,
     ErrorCode,
+    IndexBackend,
     ItemStatus,
     ScoreKind,
     SearchMode,
@@ -30,6 +33,28 @@ DOCS = {
     "cars.md": "# Cars\n\nCars have engines and wheels and drive on roads.",
     "zh.txt": "我们的知识库很大，包含很多文档。今天天气很好。",
 }
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def service(
+    request: pytest.FixtureRequest, home: Path, models: FakeModels
+) -> Iterator[KnowledgeService]:
+    """The contract holds whichever backend a base's index is on: every test here runs on
+    a base of this machine and on a base on a PostgreSQL server."""
+    svc = KnowledgeService(home, models=models)
+    if request.param == "postgres":
+        dsn = request.getfixturevalue("pg_dsn")
+        create = svc.create_base
+
+        def on_server(name: str, **settings: Any) -> Base:
+            return create(name, backend=IndexBackend.POSTGRES, dsn=dsn, **settings)
+
+        svc.create_base = on_server  # type: ignore[method-assign]
+    yield svc
+    for base in svc.list_bases():
+        if base.backend is IndexBackend.POSTGRES:
+            svc.delete_base(base.id)  # drops its schema on the shared test server
+    svc.close()
 
 
 def _indexed(service: KnowledgeService, tmp_path: Path, **base_args: Any) -> str:
