@@ -119,6 +119,8 @@ def create_base(parts: EngineParts, name: str, settings: BaseSettings) -> Base:
     )
     backend = IndexBackend(settings.get("backend", IndexBackend.SQLITE))
     dsn, password = _server_address(backend, settings.get("dsn"))
+    if dsn is not None:
+        server_index.check_server(server_index.with_password(dsn, password))
     # Slow provider checks happen before anything is written, so a failure leaves nothing.
     dimensions = probe_dimensions(parts, embedding_model) if embedding_model else None
     if rerank_model:

@@ -102,9 +102,39 @@ def with_password(dsn: str, password: str | None) -> str:
     return str(_conninfo().make_conninfo(**params))
 
 
+def check_server(dsn: str) -> None:
+    """Connect once (10 s at most): a wrong address or password is said before anything
+    is written."""
+    try:
+        import psycopg
+    except ImportError as exc:
+        raise TroveError(ErrorCode.INVALID_ARGUMENT, INSTALL_HINT) from exc
+    try:
+        with psycopg.connect(dsn, connect_timeout=10) as conn:
+            conn.execute("SELECT 1")
+    except psycopg.Error as exc:
+        where = address(dsn)
+        raise TroveError(
+            ErrorCode.SERVER_UNAVAILABLE,
+            f"the PostgreSQL server at {where} cannot be used: {scrubbed(exc)}",
+            {"server": where},
+        ) from None
+
+
 def remember_password(base_id: str, password: str | None) -> None:
-    if password:
+    """Keep the server's password in the keychain. Without one, libpq's own ways remain
+    (PGPASSWORD, ~/.pgpass), so the message names them rather than failing obscurely."""
+    if not password:
+        return
+    try:
         secrets.set_key(secret_id(base_id), password)
+    except secrets.SecretStoreUnavailable as exc:
+        raise TroveError(
+            ErrorCode.KEYCHAIN_UNAVAILABLE,
+            "no system keychain can keep the server's password on this machine; leave "
+            "the password out of the address and give it in PGPASSWORD or ~/.pgpass "
+            f"instead ({exc.args[0] if exc.args else exc})",
+        ) from None
 
 
 def forget_password(base_id: str) -> None:

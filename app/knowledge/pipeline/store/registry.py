@@ -129,12 +129,11 @@ class StoreRegistry:
     ) -> None:
         """An empty schema in place of the base's (restore): other processes' stores find
         their tables recreated and answer from the new, empty ones."""
+        from app.knowledge.pipeline.store.pg.reset import reset_index
         from app.knowledge.pipeline.store.pg.store import PgIndexStore
 
         self.close(base_id)
-        old = _existing_on_server(server, read_only=False, budget=None)
-        if old is not None:
-            old.drop()
+        reset_index(*server)
         fresh = PgIndexStore(*server, create=True)
         try:
             fresh.seed_epoch()
