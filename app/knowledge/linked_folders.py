@@ -18,13 +18,34 @@ from app.knowledge.jobs.kinds import JobKind
 from app.knowledge.jobs.refresh_pages import queue_refresh
 from app.knowledge.jobs.sync_folder import lease_key, queue_sync, sync_key
 from app.knowledge.sync_types import LinkedFolder, SyncChanges, SyncState
-from app.knowledge.types import AddReport, ErrorCode, Item, ItemStatus, ItemType, TroveError
+from app.knowledge.types import (
+    AddReport,
+    ErrorCode,
+    IndexBackend,
+    Item,
+    ItemStatus,
+    ItemType,
+    TroveError,
+)
 
 # A scheduled refresh more often than this would hammer the site for little.
 MIN_REFRESH_S = 60.0
 
 
+def _require_on_this_computer(parts: EngineParts, base_id: str, what: str) -> None:
+    """Linked folders and scheduled refreshes are this desktop's own (its folders, its
+    timers) and keep their state in this desktop's catalog: not on a shared server base."""
+    base = parts.catalog.require_base(base_id)
+    if base.backend is not IndexBackend.SQLITE:
+        raise TroveError(
+            ErrorCode.INVALID_ARGUMENT,
+            f"{what} is not available on a knowledge base on a PostgreSQL server yet; add "
+            "the folder or page (without keeping it in sync), or use a base on this computer",
+        )
+
+
 def _require_linkable(parts: EngineParts, base_id: str, item_id: str) -> Item:
+    _require_on_this_computer(parts, base_id, "keeping a folder in sync")
     item = parts.catalog.require_item(item_id)
     if item.base_id != base_id:
         raise TroveError(ErrorCode.ITEM_NOT_FOUND, f"no item {item_id!r} in this knowledge base")
@@ -66,6 +87,7 @@ def add_linked(
     folder_options: dict[str, object] | None = None,
 ) -> AddReport:
     """Add folders as linked ones; a folder the base has already is linked as it is."""
+    _require_on_this_computer(parts, base_id, "keeping a folder in sync")
     for folder in folders:
         if not Path(folder).expanduser().is_dir():
             raise TroveError(
@@ -143,6 +165,7 @@ def changes_since(parts: EngineParts, root_id: str, since: float) -> SyncChanges
 def set_refresh(parts: EngineParts, base_id: str, item_id: str, interval_s: float | None) -> None:
     """Refresh a URL or sitemap item every `interval_s` seconds while Trove runs (None: off,
     the default)."""
+    _require_on_this_computer(parts, base_id, "refreshing a page on a schedule")
     item = parts.catalog.require_item(item_id)
     if item.base_id != base_id:
         raise TroveError(ErrorCode.ITEM_NOT_FOUND, f"no item {item_id!r} in this knowledge base")

@@ -218,3 +218,15 @@ def test_a_server_base_needs_an_address(service: KnowledgeService) -> None:
     assert caught.value.code == ErrorCode.INVALID_ARGUMENT
     with pytest.raises(TroveError):
         service.create_base("y", dsn="postgresql://localhost/db")
+
+
+def test_linking_a_folder_is_refused_clearly(
+    server_base: tuple[KnowledgeService, Base], tmp_path: Path
+) -> None:
+    service, base = server_base
+    folder = write_files(tmp_path / "linked", {"a.txt": "alpha"})
+    with pytest.raises(TroveError) as caught:
+        service.add_linked_folders(base.id, [folder])
+    assert caught.value.code == ErrorCode.INVALID_ARGUMENT
+    assert "PostgreSQL server" in str(caught.value)
+    assert str(folder) not in {i.source for i in service.list_items(base.id)}

@@ -24,9 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 from app.knowledge.catalog.items import ItemRows
 from app.knowledge.catalog.jobs import JobRows
+from app.knowledge.catalog.linked import LinkedFolderRows
 from app.knowledge.catalog.portable import PortableRows
 from app.knowledge.catalog.rows import Job
 from app.knowledge.process_identity import owner_alive
+from app.knowledge.sync_types import PageValidators
 from app.knowledge.types import Item, ItemStatus, WorkCounts
 
 if TYPE_CHECKING:
@@ -43,7 +45,7 @@ _RETRY_UNREACHABLE_S = 30.0
 ServerOpener = Callable[[str], "ServerCatalog"]
 
 
-class ServerRouting(ItemRows, JobRows, PortableRows):
+class ServerRouting(ItemRows, JobRows, PortableRows, LinkedFolderRows):
     def __init__(self, path: Path, *, read_only: bool = False) -> None:
         super().__init__(path, read_only=read_only)
         self._opener: ServerOpener | None = None
@@ -312,6 +314,19 @@ class ServerRouting(ItemRows, JobRows, PortableRows):
         if server is None:
             return super().insert_settled_items(rows)
         return server.insert_settled_items(rows)
+
+    # -- a page's validators (conditional refresh): kept for this computer's items only ----
+    # Their rows name the item (a foreign key to this catalog's items); a server base's page
+    # is simply fetched whole when refreshed.
+
+    def page_validators(self, item_id: str) -> PageValidators | None:
+        if super().get_item(item_id) is None:
+            return None
+        return super().page_validators(item_id)
+
+    def put_page_validators(self, item_id: str, validators: PageValidators) -> None:
+        if super().get_item(item_id) is not None:
+            super().put_page_validators(item_id, validators)
 
     # -- jobs --------------------------------------------------------------------------
 
