@@ -25,16 +25,20 @@ def ocr_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-def server_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The backend and server address given on the command line; a password may come from
-    PGPASSWORD instead of the address, so it never shows in the process list."""
-    if args.backend != "postgres":
-        return {"dsn": args.dsn} if args.dsn else {}
-    dsn = args.dsn or ""
+def server_dsn(dsn: str | None) -> str | None:
+    """The server address given on the command line, with the password from PGPASSWORD
+    when the address has none (so it never shows in the process list)."""
     password = os.environ.get("PGPASSWORD")
     if dsn and password and "password" not in dsn:
-        dsn = with_password(dsn, password)
-    return {"backend": IndexBackend.POSTGRES, "dsn": dsn}
+        return with_password(dsn, password)
+    return dsn
+
+
+def server_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The backend and server address given on the command line."""
+    if args.backend != "postgres":
+        return {"dsn": args.dsn} if args.dsn else {}
+    return {"backend": IndexBackend.POSTGRES, "dsn": server_dsn(args.dsn) or ""}
 
 
 def cmd_base_create(svc: KnowledgeService, args: argparse.Namespace) -> int:
@@ -119,11 +123,7 @@ def cmd_base_delete(svc: KnowledgeService, args: argparse.Namespace) -> int:
 
 
 def cmd_base_attach(svc: KnowledgeService, args: argparse.Namespace) -> int:
-    dsn = args.dsn
-    password = os.environ.get("PGPASSWORD")
-    if password and "password" not in dsn:
-        dsn = with_password(dsn, password)
-    base = svc.attach_base(dsn, args.base)
+    base = svc.attach_base(server_dsn(args.dsn) or "", args.base)
     if args.json:
         print_json(base_json(base))
     else:

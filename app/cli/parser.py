@@ -173,6 +173,11 @@ def _add_portable_base_commands(base_cmds: Subcommands) -> None:
     )
     bimport.add_argument("file", metavar="FILE.trovebase")
     bimport.add_argument("--name", help="the new base's name (default: the exported name)")
+    bimport.add_argument(
+        "--dsn",
+        metavar="CONNINFO",
+        help="put the new base on this PostgreSQL server (with pgvector) instead of here",
+    )
     bimport.add_argument("--json", action="store_true")
     bimport.set_defaults(func=cmd_base_import)
 

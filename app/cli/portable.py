@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from app.cli.bases import server_dsn
 from app.cli.output import EXIT_OK, base_json, print_json
 from app.cli.progress import process_and_report
 from app.knowledge.service import KnowledgeService
@@ -55,7 +56,10 @@ def cmd_base_export(svc: KnowledgeService, args: argparse.Namespace) -> int:
 
 def cmd_base_import(svc: KnowledgeService, args: argparse.Namespace) -> int:
     report = svc.import_base(
-        Path(args.file).expanduser(), name=args.name, progress=_byte_progress("importing")
+        Path(args.file).expanduser(),
+        name=args.name,
+        progress=_byte_progress("importing"),
+        dsn=server_dsn(args.dsn),
     )
     if sys.stderr.isatty():
         print(file=sys.stderr)

@@ -100,7 +100,11 @@ def _check_settings(
         raise TroveError(ErrorCode.INVALID_ARGUMENT, "the threshold must be between 0 and 1")
 
 
-def create_base(parts: EngineParts, name: str, settings: BaseSettings) -> Base:
+def create_base(
+    parts: EngineParts, name: str, settings: BaseSettings, *, dimensions: int | None = None
+) -> Base:
+    """A new base. `dimensions` given (a base made from another's vectors) skips the probe
+    of the embedding model, which need not be configured here."""
     name = _check_name(name)
     embedding_model = settings.get("embedding_model")
     rerank_model = settings.get("rerank_model")
@@ -122,8 +126,9 @@ def create_base(parts: EngineParts, name: str, settings: BaseSettings) -> Base:
     if dsn is not None:
         server_index.check_server(server_index.with_password(dsn, password))
     # Slow provider checks happen before anything is written, so a failure leaves nothing.
-    dimensions = probe_dimensions(parts, embedding_model) if embedding_model else None
-    if rerank_model:
+    if dimensions is None and embedding_model:
+        dimensions = probe_dimensions(parts, embedding_model)
+    if rerank_model and settings.get("check_models", True):
         check_reranker(parts, rerank_model)
     base_id = new_id()
     base_dir = parts.layout.base_dir(base_id)

@@ -71,7 +71,7 @@ from app.knowledge.pipeline.store.index_store import (
     MaterialInfo,
 )
 from app.knowledge.pipeline.store.registry import StoreRegistry
-from app.knowledge.portable import export, importer, staging, transfer
+from app.knowledge.portable import export, importer, staging, to_server, transfer
 from app.knowledge.portable.archive import TransferCancelled
 from app.knowledge.provider_errors import provider_failure
 from app.knowledge.server_index import catalog_opener, server_lookup
@@ -434,11 +434,19 @@ class KnowledgeService:
         name: str | None = None,
         progress: Callable[[int, int], None] | None = None,
         cancelled: Callable[[], bool] | None = None,
+        dsn: str | None = None,
     ) -> ImportReport:
         """A new base from a `.trovebase` file, verified before it becomes visible; it never
-        replaces a base (a taken name gets " (2)")."""
+        replaces a base (a taken name gets " (2)"). With `dsn`, the new base lives on that
+        PostgreSQL server."""
         self._require_writable()
         with _cancellable():
+            if dsn is not None:
+                report = to_server.import_to_server(
+                    self.parts, path, dsn, name=name, progress=progress, cancelled=cancelled
+                )
+                self.catalog.watch_new_servers()
+                return report
             return importer.import_base(
                 self.parts, path, name=name, progress=progress, cancelled=cancelled
             )

@@ -530,6 +530,8 @@ class BaseSettings(TypedDict, total=False):
     # A PostgreSQL connection string (libpq URI or key=value); its password goes to the
     # keychain, the rest is kept with the base.
     dsn: str | None
+    # False: the rerank model need not be configured here (a base made from an archive).
+    check_models: bool
 
 
 class BaseChanges(TypedDict, total=False):

@@ -230,3 +230,32 @@ def test_linking_a_folder_is_refused_clearly(
     assert caught.value.code == ErrorCode.INVALID_ARGUMENT
     assert "PostgreSQL server" in str(caught.value)
     assert str(folder) not in {i.source for i in service.list_items(base.id)}
+
+
+def test_an_archive_imports_into_a_server_base(
+    service: KnowledgeService, models: FakeModels, tmp_path: Path, pg_dsn: str
+) -> None:
+    local = service.create_base("here", embedding_model="fake:bow")
+    service.add(local.id, [write_files(tmp_path / "docs", DOCS)])
+    service.run_pending_jobs(local.id)
+    archive = tmp_path / "here.trovebase"
+    service.export_base(local.id, archive)
+    calls = len(models.embedder_instance.calls)
+
+    report = service.import_base(archive, name="there", dsn=pg_dsn)
+    there = report.base
+    try:
+        assert there.backend is IndexBackend.POSTGRES and there.name == "there"
+        assert len(models.embedder_instance.calls) == calls  # vectors came along
+        assert {b.name for b in service.list_bases()} == {"here", "there"}
+        assert {i.title for i in service.list_items(there.id)} == {
+            i.title for i in service.list_items(local.id)
+        }
+        for mode in ("bm25", "vector"):
+            a = service.search(local.id, "orchards fruit", mode=mode)  # type: ignore[arg-type]
+            b = service.search(there.id, "orchards fruit", mode=mode)  # type: ignore[arg-type]
+            assert [(r.title, r.char_start) for r in a.results] == [
+                (r.title, r.char_start) for r in b.results
+            ]
+    finally:
+        service.delete_base(there.id)
