@@ -234,6 +234,10 @@ class KnowledgeService:
         PostgreSQL server change there, whichever desktop changed them."""
         self.catalog.watch_servers(changed)
 
+    def open_server_bases(self) -> None:
+        """Connect to every server base now (waits on the network; the headless runner)."""
+        self.catalog.open_servers()
+
     def stop_watching_server_changes(self) -> None:
         self.catalog.stop_watching_servers()
 

@@ -17,6 +17,7 @@ ProgressSink = Callable[[str, str, str, float], None]
 def run_until_drained(service: KnowledgeService, on_progress: ProgressSink | None = None) -> bool:
     """Process every queued job; returns False if interrupted (Ctrl-C) before the end."""
     app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
+    service.open_server_bases()  # their queues count from the first round
     executor = JobExecutor(service)
     interrupted = False
     if on_progress is not None:

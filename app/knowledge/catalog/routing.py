@@ -51,6 +51,7 @@ class ServerRouting(ItemRows, JobRows, PortableRows, LinkedFolderRows):
         self._opener: ServerOpener | None = None
         self._servers: dict[str, ServerCatalog] = {}
         self._unreachable: dict[str, float] = {}
+        self._opening: set[str] = set()
         self._item_homes: dict[str, str] = {}
         self._job_homes: dict[int, str] = {}
         self._servers_lock = threading.RLock()
@@ -148,22 +149,46 @@ class ServerRouting(ItemRows, JobRows, PortableRows, LinkedFolderRows):
             server.close()
 
     def _reachable_servers(self) -> list[ServerCatalog]:
-        """Every server base's rows, leaving out for a while one that cannot be reached:
-        work on this machine's bases must go on while a server is down."""
+        """The server bases already connected. Calls over every base come from the
+        runtime's own thread (the window's, the CLI's event loop), which must never wait
+        on a network connect: a server not connected yet is opened on a thread of its own
+        and joins the next round; one that failed is tried again after a while."""
         found: list[ServerCatalog] = []
         now = time.monotonic()
         for base_id in self.server_base_ids():
-            if now < self._unreachable.get(base_id, 0.0):
-                continue
-            try:
-                server = self.server_of(base_id)
-            except Exception as exc:
-                log.warning("the server of base %s cannot be reached: %s", base_id, exc)
-                self._unreachable[base_id] = now + _RETRY_UNREACHABLE_S
-                continue
-            if server is not None:
-                found.append(server)
+            if base_id in self._servers:
+                server = self.server_of(base_id)  # joins an open transaction
+                if server is not None:
+                    found.append(server)
+            elif now >= self._unreachable.get(base_id, 0.0):
+                self._open_in_background(base_id)
         return found
+
+    def open_servers(self) -> None:
+        """Connect every server base now (waiting): the headless runner's start, so its
+        first round already sees their queues. A server that cannot be reached is logged
+        and left out for a while; the other bases work on."""
+        for base_id in self.server_base_ids():
+            self._try_open(base_id)
+
+    def _open_in_background(self, base_id: str) -> None:
+        with self._servers_lock:
+            if base_id in self._opening:
+                return
+            self._opening.add(base_id)
+        threading.Thread(
+            target=self._try_open, args=(base_id,), name=f"trove-open-{base_id}", daemon=True
+        ).start()
+
+    def _try_open(self, base_id: str) -> None:
+        try:
+            self.server_of(base_id)
+        except Exception as exc:
+            log.warning("the server of base %s cannot be reached: %s", base_id, exc)
+            self._unreachable[base_id] = time.monotonic() + _RETRY_UNREACHABLE_S
+        finally:
+            with self._servers_lock:
+                self._opening.discard(base_id)
 
     def _item_server(self, item_id: str) -> ServerCatalog | None:
         base_id = self._item_homes.get(item_id)
