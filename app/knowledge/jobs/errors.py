@@ -8,6 +8,7 @@ from pathlib import Path
 
 import apsw
 
+from app.knowledge.pipeline.store.base_index import IndexUnavailable
 from app.knowledge.pipeline.store.index_store import INDEX_DIR
 from app.knowledge.types import Base, CancelReason, ErrorCode, TroveError
 
@@ -86,6 +87,8 @@ def storage_failure(
 
 
 def _storage_failure(exc: BaseException, data_dir: Path, then: str) -> ItemFailure | None:
+    if isinstance(exc, IndexUnavailable):
+        return ItemFailure(ErrorCode.SERVER_UNAVAILABLE, f"{exc}; {then} once it is back")
     if isinstance(exc, apsw.FullError):
         return ItemFailure(
             ErrorCode.STORAGE_FULL, STORAGE_FULL_MESSAGE.format(detail=exc, then=then)

@@ -30,6 +30,11 @@ if TYPE_CHECKING:
     )
 
 
+class IndexUnavailable(RuntimeError):
+    """The index cannot be reached at all (its server is down or refuses the login), as
+    opposed to a damaged or full one: the work can be done again once it is back."""
+
+
 class BaseIndex(Protocol):
     # A name for logs and messages: the index file, or postgres/<schema> on a server.
     path: Path

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from psycopg.conninfo import conninfo_to_dict
 
+from app.knowledge.pipeline.store.base_index import IndexUnavailable
 
-class PgUnavailableError(RuntimeError):
+
+class PgUnavailableError(IndexUnavailable):
     """The server cannot be reached or refused the login; the message names host:port
     and the server's reason, never the password."""
 
