@@ -2435,6 +2435,14 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>PostgreSQL support is not installed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Install it first: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>This is not a PostgreSQL server address</source>
         <translation type="unfinished"></translation>
     </message>

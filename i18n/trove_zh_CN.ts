@@ -2404,6 +2404,14 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation>密码：</translation>
     </message>
     <message>
+        <source>PostgreSQL support is not installed</source>
+        <translation>未安装 PostgreSQL 支持</translation>
+    </message>
+    <message>
+        <source>Install it first: {0}</source>
+        <translation>请先安装：{0}</translation>
+    </message>
+    <message>
         <source>This is not a PostgreSQL server address</source>
         <translation>这不是 PostgreSQL 服务器地址</translation>
     </message>

@@ -7,10 +7,12 @@ nowhere else, and the address field never needs to show it.
 
 from __future__ import annotations
 
+import importlib.util
+
 from PySide6.QtCore import QCoreApplication, Signal, Slot
 from PySide6.QtWidgets import QFormLayout, QLabel, QLineEdit, QWidget
 
-from app.knowledge import server_index
+from app.knowledge.server_index import address, with_password
 from app.knowledge.types import ErrorCode, TroveError
 from app.ui.errors import describe
 
@@ -55,15 +57,18 @@ class ServerFields(QWidget):
     def dsn(self) -> str:
         """The connection string with the password in it (TroveError INVALID_ARGUMENT when
         the address is no PostgreSQL connection string)."""
-        return server_index.with_password(
-            self.address_edit.text().strip(), self.password_edit.text() or None
-        )
+        return with_password(self.address_edit.text().strip(), self.password_edit.text() or None)
 
     def check(self) -> tuple[str, str] | None:
         """(headline, message) when the address cannot be a connection string, else None.
         Only parses: the server itself is asked by the engine, off the GUI thread."""
+        if importlib.util.find_spec("psycopg") is None:
+            return (
+                self.tr("PostgreSQL support is not installed"),
+                self.tr("Install it first: {0}").format('pip install "trove[postgres]"'),
+            )
         try:
-            server_index.parse_dsn(self.address_edit.text())
+            address(self.address_edit.text())
         except TroveError:
             return (
                 self.tr("This is not a PostgreSQL server address"),
@@ -97,6 +102,6 @@ def where(dsn: str | None) -> str:
     if not dsn:
         return ""
     try:
-        return server_index.address(dsn)
+        return address(dsn)
     except TroveError:
         return dsn
