@@ -14,6 +14,7 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QPoint, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLineEdit, QRadioButton
+from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from app.knowledge.pipeline.store.pg.schema import schema_name
@@ -211,6 +212,7 @@ def test_listed_bases_reads_names_with_brackets_and_commas() -> None:
 
 def test_attach_pick_from_several_then_detach(
     qtbot: QtBot,
+    qtmodeltester: ModelTester,
     ui_ctx: UiContext,
     other_desktop: KnowledgeService,
     pg_dsn: str,
@@ -254,6 +256,7 @@ def test_attach_pick_from_several_then_detach(
     assert not index.data(Qt.ItemDataRole.DecorationRole).isNull()
     assert address(pg_dsn) in index.data(Qt.ItemDataRole.ToolTipRole)
     assert panel.detach_action in panel.view.actions() and panel.detach_action.isVisible()
+    qtmodeltester.check(panel.model)
 
     asked: list[str] = []
     panel.confirm_detach = lambda _title, question: asked.append(question) or True
