@@ -159,6 +159,61 @@
     </message>
 </context>
 <context>
+    <name>AttachBaseDialog</name>
+    <message>
+        <source>Attach a shared knowledge base</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Use a knowledge base that another desktop created on a PostgreSQL server. Its items and index stay on the server, shared with everyone who uses it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its ID, if the server holds several</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attach</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Knowledge base:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Knowledge base “{0}” attached from {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No such knowledge base on this server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The server holds no Trove knowledge base with that ID. Check the address (the database too) and the ID.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The server holds no Trove knowledge base. Check the address, the database too.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} (ID {1})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This server holds several knowledge bases</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose one below, then attach it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Type the ID of one of them: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>BaseListModel</name>
     <message>
         <source>Needs restoring: {0}</source>
@@ -170,6 +225,10 @@
     </message>
     <message>
         <source>Full-text search only</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shared on the PostgreSQL server {0}</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -203,12 +262,44 @@
         <source>Import knowledge base…</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Attach a shared knowledge base…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Use a knowledge base that another desktop created on a PostgreSQL server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Detach from this desktop…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop using this shared knowledge base here; it stays on its server</source>
+        <translation type="unfinished"></translation>
+    </message>
     <message numerus="yes">
         <source>Added %n source(s) to “{0}”</source>
         <translation>
             <numerusform>Added %n source to “{0}”</numerusform>
             <numerusform>Added %n sources to “{0}”</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Stop using “{0}” on this desktop?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It stays on the server {0} for everyone who uses it, and you can attach it again. Trove&apos;s copies of the files added from this desktop are removed here.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Detach knowledge base</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It is deleted from the server {0} for everyone who uses it, not only on this desktop. To stop using it here only, choose “Detach from this desktop” instead.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
         <source>It holds %n document(s).</source>
@@ -230,6 +321,10 @@
     </message>
     <message>
         <source>This cannot be undone.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete the shared knowledge base “{0}” for everyone?</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1412,6 +1507,14 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>This computer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>PostgreSQL server (shared with a team)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Create</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1420,7 +1523,15 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Where the index lives:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Give the knowledge base a name.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Connecting to the server at {0} and creating the knowledge base…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1972,6 +2083,10 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <source>Delete</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Detach</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>RagSettingsForm</name>
@@ -2302,6 +2417,49 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     </message>
 </context>
 <context>
+    <name>ServerFields</name>
+    <message>
+        <source>Leave empty if the server needs none</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The password is kept in the system keychain. Without one, leave it empty and give it in PGPASSWORD or ~/.pgpass.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Server:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Password:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>PostgreSQL support is not installed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Install it first: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This is not a PostgreSQL server address</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Write it like {0}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The password cannot be kept</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No system keychain can keep the server&apos;s password on this computer. Leave the password empty and give it in PGPASSWORD or ~/.pgpass instead.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>StatusDelegate</name>
     <message>
         <source>{0} {1}%</source>
@@ -2520,6 +2678,10 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>The PostgreSQL server cannot be used</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>The system keychain is not available</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2692,6 +2854,10 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Trove could not connect to the PostgreSQL server at {0}, or it refused the login. Check the address, the password and that the server is running.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>No text could be extracted from this source. Is it empty, or only images?</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2797,6 +2963,10 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     </message>
     <message>
         <source>Trove&apos;s catalog file cannot be read.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The PostgreSQL server of this knowledge base cannot be reached, or it refused the login. Check that the server is running and this computer may connect.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

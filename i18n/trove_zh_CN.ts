@@ -155,6 +155,61 @@
     </message>
 </context>
 <context>
+    <name>AttachBaseDialog</name>
+    <message>
+        <source>Attach a shared knowledge base</source>
+        <translation>连接共享知识库</translation>
+    </message>
+    <message>
+        <source>Use a knowledge base that another desktop created on a PostgreSQL server. Its items and index stay on the server, shared with everyone who uses it.</source>
+        <translation>使用另一台电脑在 PostgreSQL 服务器上创建的知识库。它的条目和索引保存在服务器上，由所有使用者共享。</translation>
+    </message>
+    <message>
+        <source>Its ID, if the server holds several</source>
+        <translation>服务器上有多个知识库时，填写其 ID</translation>
+    </message>
+    <message>
+        <source>Attach</source>
+        <translation>连接</translation>
+    </message>
+    <message>
+        <source>Knowledge base:</source>
+        <translation>知识库：</translation>
+    </message>
+    <message>
+        <source>Knowledge base “{0}” attached from {1}</source>
+        <translation>已从 {1} 连接知识库“{0}”</translation>
+    </message>
+    <message>
+        <source>No such knowledge base on this server</source>
+        <translation>此服务器上没有这个知识库</translation>
+    </message>
+    <message>
+        <source>The server holds no Trove knowledge base with that ID. Check the address (the database too) and the ID.</source>
+        <translation>服务器上没有此 ID 的 Trove 知识库。请检查地址（包括数据库名）和 ID。</translation>
+    </message>
+    <message>
+        <source>The server holds no Trove knowledge base. Check the address, the database too.</source>
+        <translation>服务器上没有 Trove 知识库。请检查地址，包括数据库名。</translation>
+    </message>
+    <message>
+        <source>{0} (ID {1})</source>
+        <translation>{0}（ID {1}）</translation>
+    </message>
+    <message>
+        <source>This server holds several knowledge bases</source>
+        <translation>此服务器上有多个知识库</translation>
+    </message>
+    <message>
+        <source>Choose one below, then attach it.</source>
+        <translation>请在下方选择一个，然后连接。</translation>
+    </message>
+    <message>
+        <source>Type the ID of one of them: {0}</source>
+        <translation>请输入其中一个的 ID：{0}</translation>
+    </message>
+</context>
+<context>
     <name>BaseListModel</name>
     <message>
         <source>Needs restoring: {0}</source>
@@ -167,6 +222,10 @@
     <message>
         <source>Full-text search only</source>
         <translation>仅全文检索</translation>
+    </message>
+    <message>
+        <source>Shared on the PostgreSQL server {0}</source>
+        <translation>共享于 PostgreSQL 服务器 {0}</translation>
     </message>
 </context>
 <context>
@@ -199,11 +258,43 @@
         <source>Import knowledge base…</source>
         <translation>导入知识库…</translation>
     </message>
+    <message>
+        <source>Attach a shared knowledge base…</source>
+        <translation>连接共享知识库…</translation>
+    </message>
+    <message>
+        <source>Use a knowledge base that another desktop created on a PostgreSQL server</source>
+        <translation>使用另一台电脑在 PostgreSQL 服务器上创建的知识库</translation>
+    </message>
+    <message>
+        <source>Detach from this desktop…</source>
+        <translation>在此电脑上断开…</translation>
+    </message>
+    <message>
+        <source>Stop using this shared knowledge base here; it stays on its server</source>
+        <translation>在此电脑上停止使用这个共享知识库；它仍保留在服务器上</translation>
+    </message>
     <message numerus="yes">
         <source>Added %n source(s) to “{0}”</source>
         <translation>
             <numerusform>已将 %n 个来源添加到“{0}”</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Stop using “{0}” on this desktop?</source>
+        <translation>在此电脑上停止使用“{0}”？</translation>
+    </message>
+    <message>
+        <source>It stays on the server {0} for everyone who uses it, and you can attach it again. Trove&apos;s copies of the files added from this desktop are removed here.</source>
+        <translation>它仍保留在服务器 {0} 上供所有使用者使用，你也可以再次连接它。从此电脑添加的文件在 Trove 中的副本会从这里删除。</translation>
+    </message>
+    <message>
+        <source>Detach knowledge base</source>
+        <translation>断开知识库</translation>
+    </message>
+    <message>
+        <source>It is deleted from the server {0} for everyone who uses it, not only on this desktop. To stop using it here only, choose “Detach from this desktop” instead.</source>
+        <translation>它将从服务器 {0} 上删除，所有使用者都将失去它，而不只是这台电脑。若只想在这里停止使用，请改选“在此电脑上断开”。</translation>
     </message>
     <message numerus="yes">
         <source>It holds %n document(s).</source>
@@ -224,6 +315,10 @@
     <message>
         <source>This cannot be undone.</source>
         <translation>此操作无法撤销。</translation>
+    </message>
+    <message>
+        <source>Delete the shared knowledge base “{0}” for everyone?</source>
+        <translation>为所有人删除共享知识库“{0}”？</translation>
     </message>
     <message>
         <source>Delete the knowledge base “{0}”?</source>
@@ -1400,6 +1495,14 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation>例如：研究论文</translation>
     </message>
     <message>
+        <source>This computer</source>
+        <translation>这台电脑</translation>
+    </message>
+    <message>
+        <source>PostgreSQL server (shared with a team)</source>
+        <translation>PostgreSQL 服务器（与团队共享）</translation>
+    </message>
+    <message>
         <source>Create</source>
         <translation>创建</translation>
     </message>
@@ -1408,8 +1511,16 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation>名称：</translation>
     </message>
     <message>
+        <source>Where the index lives:</source>
+        <translation>索引位置：</translation>
+    </message>
+    <message>
         <source>Give the knowledge base a name.</source>
         <translation>请为知识库命名。</translation>
+    </message>
+    <message>
+        <source>Connecting to the server at {0} and creating the knowledge base…</source>
+        <translation>正在连接服务器 {0} 并创建知识库…</translation>
     </message>
     <message>
         <source>Creating the knowledge base and checking {0}…</source>
@@ -1948,6 +2059,10 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <source>Delete</source>
         <translation>删除</translation>
     </message>
+    <message>
+        <source>Detach</source>
+        <translation>断开</translation>
+    </message>
 </context>
 <context>
     <name>RagSettingsForm</name>
@@ -2271,6 +2386,49 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     </message>
 </context>
 <context>
+    <name>ServerFields</name>
+    <message>
+        <source>Leave empty if the server needs none</source>
+        <translation>服务器不需要密码时留空</translation>
+    </message>
+    <message>
+        <source>The password is kept in the system keychain. Without one, leave it empty and give it in PGPASSWORD or ~/.pgpass.</source>
+        <translation>密码保存在系统钥匙串中。没有钥匙串时请留空，改用 PGPASSWORD 或 ~/.pgpass 提供密码。</translation>
+    </message>
+    <message>
+        <source>Server:</source>
+        <translation>服务器：</translation>
+    </message>
+    <message>
+        <source>Password:</source>
+        <translation>密码：</translation>
+    </message>
+    <message>
+        <source>PostgreSQL support is not installed</source>
+        <translation>未安装 PostgreSQL 支持</translation>
+    </message>
+    <message>
+        <source>Install it first: {0}</source>
+        <translation>请先安装：{0}</translation>
+    </message>
+    <message>
+        <source>This is not a PostgreSQL server address</source>
+        <translation>这不是 PostgreSQL 服务器地址</translation>
+    </message>
+    <message>
+        <source>Write it like {0}.</source>
+        <translation>请按 {0} 的格式填写。</translation>
+    </message>
+    <message>
+        <source>The password cannot be kept</source>
+        <translation>无法保存密码</translation>
+    </message>
+    <message>
+        <source>No system keychain can keep the server&apos;s password on this computer. Leave the password empty and give it in PGPASSWORD or ~/.pgpass instead.</source>
+        <translation>这台电脑上没有可保存服务器密码的系统钥匙串。请将密码留空，改用 PGPASSWORD 或 ~/.pgpass 提供。</translation>
+    </message>
+</context>
+<context>
     <name>StatusDelegate</name>
     <message>
         <source>{0} {1}%</source>
@@ -2488,6 +2646,10 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation>目录已损坏</translation>
     </message>
     <message>
+        <source>The PostgreSQL server cannot be used</source>
+        <translation>无法使用 PostgreSQL 服务器</translation>
+    </message>
+    <message>
         <source>The system keychain is not available</source>
         <translation>系统钥匙串不可用</translation>
     </message>
@@ -2660,6 +2822,10 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation>模型“{0}”不可用。请在设置中另选一个。</translation>
     </message>
     <message>
+        <source>Trove could not connect to the PostgreSQL server at {0}, or it refused the login. Check the address, the password and that the server is running.</source>
+        <translation>Trove 无法连接位于 {0} 的数据库服务器，或服务器拒绝了登录。请检查地址、密码以及服务器是否在运行。</translation>
+    </message>
+    <message>
         <source>No text could be extracted from this source. Is it empty, or only images?</source>
         <translation>未能从此来源提取到文字。它是否为空，或只包含图片？</translation>
     </message>
@@ -2766,6 +2932,10 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     <message>
         <source>Trove&apos;s catalog file cannot be read.</source>
         <translation>无法读取 Trove 的目录文件。</translation>
+    </message>
+    <message>
+        <source>The PostgreSQL server of this knowledge base cannot be reached, or it refused the login. Check that the server is running and this computer may connect.</source>
+        <translation>无法连接此知识库所在的数据库服务器，或服务器拒绝了登录。请检查服务器是否在运行，以及这台电脑是否允许连接。</translation>
     </message>
     <message>
         <source>This source is already in the knowledge base.</source>

@@ -41,6 +41,7 @@ _DETAILED_CODES = frozenset(
         ErrorCode.MODEL_NOT_AVAILABLE,
         ErrorCode.UNSAFE_PATH,
         ErrorCode.INDEX_CORRUPT,
+        ErrorCode.SERVER_UNAVAILABLE,
         ErrorCode.CATALOG_DAMAGED,
         ErrorCode.ARCHIVE_DAMAGED,
         ErrorCode.IMAGE_TOO_LARGE,
@@ -80,6 +81,9 @@ def headline(code: str | None) -> str:
             "errors", "The index is damaged — run restore"
         ),
         ErrorCode.CATALOG_DAMAGED: QCoreApplication.translate("errors", "The catalog is damaged"),
+        ErrorCode.SERVER_UNAVAILABLE: QCoreApplication.translate(
+            "errors", "The PostgreSQL server cannot be used"
+        ),
         ErrorCode.KEYCHAIN_UNAVAILABLE: QCoreApplication.translate(
             "errors", "The system keychain is not available"
         ),
@@ -288,6 +292,12 @@ def _code_message(code: str, params: Params) -> str:
         return QCoreApplication.translate(
             "errors", "The model “{0}” is not available. Choose another one in the settings."
         ).format(params["model"])
+    if code == ErrorCode.SERVER_UNAVAILABLE and params.get("server"):
+        return QCoreApplication.translate(
+            "errors",
+            "Trove could not connect to the PostgreSQL server at {0}, or it refused the "
+            "login. Check the address, the password and that the server is running.",
+        ).format(params["server"])
     texts: dict[str, str] = {
         ErrorCode.EMPTY_INDEXABLE_TEXT: QCoreApplication.translate(
             "errors", "No text could be extracted from this source. Is it empty, or only images?"
@@ -385,6 +395,11 @@ def _code_message(code: str, params: Params) -> str:
         ),
         ErrorCode.CATALOG_DAMAGED: QCoreApplication.translate(
             "errors", "Trove's catalog file cannot be read."
+        ),
+        ErrorCode.SERVER_UNAVAILABLE: QCoreApplication.translate(
+            "errors",
+            "The PostgreSQL server of this knowledge base cannot be reached, or it refused "
+            "the login. Check that the server is running and this computer may connect.",
         ),
         ErrorCode.ALREADY_IN_BASE: QCoreApplication.translate(
             "errors", "This source is already in the knowledge base."

@@ -38,3 +38,23 @@ def ask_to_delete(parent: QWidget, title: str, question: str) -> bool:
     box.exec()
     clicked = box.clickedButton()
     return clicked is not None and clicked.objectName() == "confirmDeleteButton"
+
+
+def ask_to_detach(parent: QWidget, title: str, question: str) -> bool:
+    """Ask whether to stop using a shared base here; True only when the person chose Detach.
+    The first paragraph of `question` is the question, the rest its detail."""
+    box = QMessageBox(parent)
+    box.setObjectName("confirmDetachBox")
+    box.setIcon(QMessageBox.Icon.Question)
+    box.setWindowTitle(title)
+    head, _, detail = question.partition("\n\n")
+    box.setText(head)
+    box.setInformativeText(detail)
+    detach = box.addButton(
+        QCoreApplication.translate("Questions", "Detach"), QMessageBox.ButtonRole.AcceptRole
+    )
+    cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(cancel)
+    box.setEscapeButton(cancel)
+    box.exec()
+    return box.clickedButton() is detach

@@ -61,6 +61,7 @@ ALLOWED = {
     "rerank", "english", "localhost", "jina", "com", "fake", "bow", "local", "minilm",
     "all", "l6", "md", "txt", "https", "http", "json",
     "ocr", "pdf",  # written so in Chinese too (光学字符识别 is spelled out where it helps)
+    "postgresql", "pgpassword", "pgpass",  # a product and libpq's own names for the password
 }  # fmt: skip
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
 TAG = re.compile(r"<[^>]+>")

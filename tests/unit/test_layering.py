@@ -112,6 +112,10 @@ UI_ENGINE_ALLOWED = (
     # Where a query's words are in a text: the engine places pages by it, the window
     # highlights by it; one matcher, so the page named is the page of the words shown.
     "app.knowledge.term_spans.",
+    # A server base's address: the password joined in for the one create/attach call (the
+    # engine moves it to the keychain) and host:port/database for labels; pure parsing.
+    "app.knowledge.server_index.with_password",
+    "app.knowledge.server_index.address",
 )
 
 

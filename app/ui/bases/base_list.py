@@ -1,5 +1,9 @@
 """The list of knowledge bases on the left of the window: a list model over `Base` records and
-the panel with create, rename and delete."""
+the panel with create, attach, rename, detach and delete.
+
+A base whose index lives on a PostgreSQL server carries a network-drive icon and names its
+server in the tooltip; it can be detached (this desktop stops using it, it stays on the
+server) as well as deleted, and deleting it says that it goes for everyone."""
 
 from __future__ import annotations
 
@@ -14,9 +18,10 @@ from PySide6.QtCore import (
     Signal,
     Slot,
 )
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QHBoxLayout,
     QStyle,
     QToolButton,
@@ -24,13 +29,23 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.knowledge.types import AddReport, Base, BaseStatus, ImportReport, Item, ItemType
+from app.knowledge.types import (
+    AddReport,
+    Base,
+    BaseStatus,
+    ImportReport,
+    IndexBackend,
+    Item,
+    ItemType,
+)
 from app.ui import theme
+from app.ui.bases.attach_dialog import AttachBaseDialog
 from app.ui.bases.base_view import BASE_ROLE, BaseListView
 from app.ui.bases.portable_flow import PortableFlow
 from app.ui.context import UiContext
 from app.ui.items.add_flow import AddFlow
-from app.ui.questions import ask_to_delete
+from app.ui.questions import ask_to_delete, ask_to_detach
+from app.ui.settings.server_fields import where
 
 Index = QModelIndex | QPersistentModelIndex
 __all__ = ["BASE_ROLE", "BaseListModel", "BasesPanel"]
@@ -83,6 +98,8 @@ class BaseListModel(QAbstractListModel):
             return self._tooltip(base)
         if role == Qt.ItemDataRole.ForegroundRole and base.status is BaseStatus.FAILED:
             return theme.message_colour("error")
+        if role == Qt.ItemDataRole.DecorationRole and on_server(base):
+            return server_icon()
         if role == BASE_ROLE:
             return base
         return None
@@ -98,10 +115,23 @@ class BaseListModel(QAbstractListModel):
 
     def _tooltip(self, base: Base) -> str:
         if base.status is BaseStatus.FAILED:
-            return self.tr("Needs restoring: {0}").format(base.status_reason or "")
-        if base.embedding_model:
-            return self.tr("Hybrid search with {0}").format(base.embedding_model)
-        return self.tr("Full-text search only")
+            said = self.tr("Needs restoring: {0}").format(base.status_reason or "")
+        elif base.embedding_model:
+            said = self.tr("Hybrid search with {0}").format(base.embedding_model)
+        else:
+            said = self.tr("Full-text search only")
+        if on_server(base):
+            shared = self.tr("Shared on the PostgreSQL server {0}").format(where(base.dsn))
+            return f"{shared}\n{said}"
+        return said
+
+
+def on_server(base: Base) -> bool:
+    return base.backend is IndexBackend.POSTGRES
+
+
+def server_icon() -> QIcon:
+    return QApplication.style().standardIcon(QStyle.StandardPixmap.SP_DriveNetIcon)
 
 
 class BasesPanel(QWidget):
@@ -110,6 +140,8 @@ class BasesPanel(QWidget):
     # the selected base's record changed (renamed, restored, settings saved)
     baseUpdated = Signal(object)
     newBaseRequested = Signal()
+    # a base on a server was attached to this desktop (the Base)
+    baseAttached = Signal(object)
     # a base was deleted (its id)
     baseDeleted = Signal(str)
     # items were copied or moved into another base (TransferReport)
@@ -140,6 +172,7 @@ class BasesPanel(QWidget):
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         # Tests answer confirmations without a modal box.
         self.confirm: Callable[[str, str], bool] = self._confirm
+        self.confirm_detach: Callable[[str, str], bool] = self._confirm_detach
         self._make_actions()
         self._layout()
         self._connect_signals()
@@ -192,10 +225,23 @@ class BasesPanel(QWidget):
         self.export_action.setObjectName("exportBaseAction")
         self.import_action = QAction(self.tr("Import knowledge base…"), self)
         self.import_action.setObjectName("importBaseAction")
+        self.attach_action = QAction(self.tr("Attach a shared knowledge base…"), self)
+        self.attach_action.setObjectName("attachBaseAction")
+        self.attach_action.setToolTip(
+            self.tr("Use a knowledge base that another desktop created on a PostgreSQL server")
+        )
+        self.detach_action = QAction(self.tr("Detach from this desktop…"), self)
+        self.detach_action.setObjectName("detachBaseAction")
+        self.detach_action.setToolTip(
+            self.tr("Stop using this shared knowledge base here; it stays on its server")
+        )
+        self.detach_action.setVisible(False)
         self.view.addActions(
             [
                 self.new_action,
+                self.attach_action,
                 self.rename_action,
+                self.detach_action,
                 self.delete_action,
                 self.agents_action,
                 self.export_action,
@@ -236,6 +282,8 @@ class BasesPanel(QWidget):
         self.adder.finished.connect(self._on_dropped_added)
         self.export_action.triggered.connect(self._on_export)
         self.import_action.triggered.connect(self.portable.import_file)
+        self.attach_action.triggered.connect(self.open_attach_dialog)
+        self.detach_action.triggered.connect(self._on_detach)
         self.view.itemsDropped.connect(self._on_items_dropped)
         self.portable.baseImported.connect(self._on_imported)
         self.portable.transferred.connect(self.itemsTransferred)
@@ -259,6 +307,7 @@ class BasesPanel(QWidget):
         base = self.selected_base()
         self.rename_action.setEnabled(base is not None)
         self.delete_action.setEnabled(base is not None)
+        self.detach_action.setVisible(base is not None and on_server(base))
         self.export_action.setEnabled(base is not None)
         self._show_agent_writes(base)
         new_id = base.id if base is not None else None
@@ -355,6 +404,48 @@ class BasesPanel(QWidget):
     def _on_imported(self, report: ImportReport) -> None:
         self.reload(select=report.base.id)
 
+    # -- shared bases on a server -------------------------------------------------------
+
+    @Slot()
+    def open_attach_dialog(self) -> AttachBaseDialog:
+        dialog = AttachBaseDialog(self._ctx, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.baseAttached.connect(self._on_attached)
+        dialog.open()
+        return dialog
+
+    @Slot(object)
+    def _on_attached(self, base: Base) -> None:
+        self.reload(select=base.id)
+        self.baseAttached.emit(base)
+
+    @Slot()
+    def _on_detach(self) -> None:
+        base = self.selected_base()
+        if base is None or not on_server(base):
+            return
+        question = self.tr("Stop using “{0}” on this desktop?").format(base.name)
+        detail = self.tr(
+            "It stays on the server {0} for everyone who uses it, and you can attach it "
+            "again. Trove's copies of the files added from this desktop are removed here."
+        ).format(where(base.dsn))
+        if not self.confirm_detach(self.tr("Detach knowledge base"), f"{question}\n\n{detail}"):
+            return
+        base_id = base.id
+
+        def detached(_none: object) -> None:
+            self.baseDeleted.emit(base_id)  # gone from this window as if deleted
+            self.reload()
+
+        self._ctx.tasks.run(
+            lambda: self._ctx.service.detach_base(base_id), detached, self._on_failed, owner=self
+        )
+
+    def _confirm_detach(self, title: str, question: str) -> bool:
+        return ask_to_detach(self, title, question)
+
+    # -- deleting -----------------------------------------------------------------------
+
     @Slot()
     def _on_delete(self) -> None:
         """Count what the base holds (off the GUI thread), then ask."""
@@ -391,8 +482,17 @@ class BasesPanel(QWidget):
         )
 
     def _deletion_question(self, base: Base, items: list[Item] | None) -> str:
-        """The base's name, what it holds (when that could be read), and what is kept."""
+        """The base's name, what it holds (when that could be read), and what is kept; for a
+        base on a server, that it goes for everyone and that detaching is the other way."""
         detail: list[str] = []
+        if on_server(base):
+            detail.append(
+                self.tr(
+                    "It is deleted from the server {0} for everyone who uses it, not only on "
+                    "this desktop. To stop using it here only, choose “Detach from this "
+                    "desktop” instead."
+                ).format(where(base.dsn))
+            )
         if items is not None:
             documents = [i for i in items if i.type not in (ItemType.DIRECTORY, ItemType.SITEMAP)]
             notes = sum(1 for i in documents if i.type is ItemType.NOTE)
@@ -408,7 +508,10 @@ class BasesPanel(QWidget):
             )
         )
         detail.append(self.tr("This cannot be undone."))
-        head = self.tr("Delete the knowledge base “{0}”?").format(base.name)
+        if on_server(base):
+            head = self.tr("Delete the shared knowledge base “{0}” for everyone?").format(base.name)
+        else:
+            head = self.tr("Delete the knowledge base “{0}”?").format(base.name)
         return head + "\n\n" + "\n".join(detail)
 
     def _confirm(self, title: str, question: str) -> bool:

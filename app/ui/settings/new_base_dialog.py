@@ -1,8 +1,12 @@
-"""Creating a knowledge base: a name and the retrieval settings.
+"""Creating a knowledge base: a name, where its index lives and the retrieval settings.
 
 Creation probes the embedding model for its vector size, a network call that can take a while,
 so it runs off the GUI thread; the dialog stays open (busy) until it returns and shows a failure
 inline. Closing it meanwhile lets the creation finish and reports the outcome as a notification.
+
+The index lives on this computer by default; a base on a PostgreSQL server is shared by every
+desktop that attaches it. The engine connects to the server before anything is written, so a
+wrong address or password is said here, in the dialog, and creates nothing.
 """
 
 from __future__ import annotations
@@ -12,23 +16,26 @@ import html
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal, Slot
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
+    QButtonGroup,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
     QLabel,
     QLineEdit,
     QProgressBar,
+    QRadioButton,
     QVBoxLayout,
     QWidget,
 )
 from shiboken6 import isValid
 
-from app.knowledge.types import Base
+from app.knowledge.types import Base, IndexBackend
 from app.ui import theme
 from app.ui.context import UiContext
 from app.ui.errors import describe
 from app.ui.settings.model_picker import ModelChoices, ProviderLoader
 from app.ui.settings.rag_form import RagSettings, RagSettingsForm
+from app.ui.settings.server_fields import ServerFields, describe_server_failure, where
 
 LAST_MODEL_KEY = "newBase/embeddingModel"
 
@@ -57,6 +64,16 @@ class NewBaseDialog(QDialog):
         self.name_edit = QLineEdit(self)
         self.name_edit.setObjectName("baseName")
         self.name_edit.setPlaceholderText(self.tr("For example: Research papers"))
+        self.local_choice = QRadioButton(self.tr("This computer"), self)
+        self.local_choice.setObjectName("indexOnThisComputer")
+        self.local_choice.setChecked(True)
+        self.server_choice = QRadioButton(self.tr("PostgreSQL server (shared with a team)"), self)
+        self.server_choice.setObjectName("indexOnServer")
+        self.place_group = QButtonGroup(self)
+        self.place_group.addButton(self.local_choice)
+        self.place_group.addButton(self.server_choice)
+        self.server = ServerFields(self)
+        self.server.hide()
         self.form = RagSettingsForm(self, ctx=ctx)
         self.progress = QProgressBar(self)
         self.progress.setObjectName("busyIndicator")
@@ -88,8 +105,14 @@ class NewBaseDialog(QDialog):
     def _build_layout(self) -> None:
         name_row = QFormLayout()
         name_row.addRow(self.tr("Name:"), self.name_edit)
+        places = QVBoxLayout()
+        places.setContentsMargins(0, 0, 0, 0)
+        places.addWidget(self.local_choice)
+        places.addWidget(self.server_choice)
+        name_row.addRow(self.tr("Where the index lives:"), places)
         layout = QVBoxLayout(self)
         layout.addLayout(name_row)
+        layout.addWidget(self.server)
         layout.addWidget(self.form)
         layout.addWidget(self.error_label)
         layout.addWidget(self.busy_label)
@@ -100,6 +123,8 @@ class NewBaseDialog(QDialog):
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         self.name_edit.textChanged.connect(self._on_input_changed)
+        self.server_choice.toggled.connect(self._on_place_toggled)
+        self.server.changed.connect(self._on_input_changed)
         self.form.changed.connect(self._on_input_changed)
         # `activated` comes from the person only, never from the default choice below.
         self.form.embedding_picker.activated.connect(self._on_model_activated)
@@ -130,7 +155,17 @@ class NewBaseDialog(QDialog):
             return
         if not self.form.is_valid():
             return
+        if self.on_server():
+            wrong = self.server.check()
+            if wrong is not None:
+                self._show_message(*wrong)
+                self.server.address_edit.setFocus()
+                return
         self._create(name, self.form.settings())
+
+    def on_server(self) -> bool:
+        """Whether the new base's index is to live on a PostgreSQL server."""
+        return self.server_choice.isChecked()
 
     @Slot()
     def reject(self) -> None:
@@ -146,7 +181,13 @@ class NewBaseDialog(QDialog):
 
     def _create(self, name: str, settings: RagSettings) -> None:
         self._clear_error()
-        if settings.embedding_model:
+        arguments = settings.create_arguments()
+        if self.on_server():
+            # The password goes with this one call (the engine moves it to the keychain).
+            arguments.update(backend=IndexBackend.POSTGRES, dsn=self.server.dsn())
+            text = self.tr("Connecting to the server at {0} and creating the knowledge base…")
+            text = text.format(where(self.server.address_edit.text().strip()))
+        elif settings.embedding_model:
             text = self.tr("Creating the knowledge base and checking {0}…").format(
                 self.form.embedding_picker.label_of(settings.embedding_model)
             )
@@ -169,10 +210,10 @@ class NewBaseDialog(QDialog):
             if isValid(self):
                 self._on_failed(exc)
             else:
-                notifier.error(*describe(exc))
+                notifier.error(*describe_server_failure(exc))
 
         self._ctx.tasks.run(
-            lambda: service.create_base(name, **settings.create_arguments()),
+            lambda: service.create_base(name, **arguments),
             done,
             failed,
             owner=self,
@@ -182,6 +223,7 @@ class NewBaseDialog(QDialog):
         self.created_base = base
         self._ctx.settings.setValue(LAST_MODEL_KEY, base.embedding_model or "")
         self._set_busy(False)
+        self.server.password_edit.clear()  # not kept in the window once it is stored
         self.baseCreated.emit(base)
         if self._abandoned:
             self._ctx.notifier.notify(self.tr("Knowledge base “{0}” created").format(base.name))
@@ -192,10 +234,10 @@ class NewBaseDialog(QDialog):
     def _on_failed(self, exc: BaseException) -> None:
         self._set_busy(False)
         if self._abandoned:
-            self._ctx.notifier.error(*describe(exc))
+            self._ctx.notifier.error(*describe_server_failure(exc))
             self._finish_abandoned()
         else:
-            self._show_message(*describe(exc))
+            self._show_message(*describe_server_failure(exc))
 
     def _finish_abandoned(self) -> None:
         if self._delete_when_done:
@@ -231,6 +273,15 @@ class NewBaseDialog(QDialog):
     @Slot(int)
     def _on_model_activated(self, _row: int) -> None:
         self._model_chosen = True
+
+    @Slot(bool)
+    def _on_place_toggled(self, on_server: bool) -> None:
+        self.server.setVisible(on_server)
+        self._clear_error()
+        self._fit_height = True  # the server's fields take room, or give it back
+        self._update_controls()
+        if on_server:
+            self.server.address_edit.setFocus()
 
     @Slot(bool)
     def _on_advanced_toggled(self, _expanded: bool) -> None:
@@ -283,7 +334,12 @@ class NewBaseDialog(QDialog):
     def _update_controls(self) -> None:
         self.name_edit.setEnabled(not self._busy)
         self.form.setEnabled(not self._busy)
+        self.local_choice.setEnabled(not self._busy)
+        self.server_choice.setEnabled(not self._busy)
+        self.server.setEnabled(not self._busy)
         ready = bool(self.name_edit.text().strip()) and self.form.is_valid()
+        if self.on_server():
+            ready = ready and self.server.has_address()
         self.create_button.setEnabled(ready and not self._busy)
 
     def _show_message(self, headline: str, detail: str) -> None:
