@@ -12,6 +12,9 @@ from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService
 from tests.fakes import FakeModels
 
+# The PostgreSQL server and per-test schemas (tests/postgres/, tests/unit/test_index_store.py).
+pytest_plugins = ["tests.postgres.server"]
+
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
 

@@ -101,7 +101,6 @@ def scanned_pdf(folder: Path, pages: int) -> str:
     return str(path)
 
 
-
 ASK_TOKENS_PER_SECOND = 200
 ASK_ANSWER_TOKENS = 400
 

@@ -28,6 +28,7 @@ from app.knowledge.pipeline.store.index_store import (
 from app.knowledge.pipeline.store.registry import StoreRegistry
 from app.knowledge.service import KnowledgeService
 from tests.conftest import write_files
+from tests.postgres.server import Backend
 
 
 def _records(*texts: str) -> list[ChunkRecord]:
@@ -47,8 +48,8 @@ def _unit(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
     return x / np.linalg.norm(x, axis=1, keepdims=True)
 
 
-def test_rebuild_replaces_and_delete_removes(tmp_path: Path) -> None:
-    store = IndexStore(tmp_path / "i.sqlite")
+def test_rebuild_replaces_and_delete_removes(index_backend: Backend) -> None:
+    store = index_backend.open()
     store.ensure_vectors(4)
     rng = np.random.default_rng(1)
     first = store.rebuild_material(
@@ -64,8 +65,8 @@ def test_rebuild_replaces_and_delete_removes(tmp_path: Path) -> None:
     assert store.integrity_check() == []
 
 
-def test_dimension_is_fixed_per_base(tmp_path: Path) -> None:
-    store = IndexStore(tmp_path / "i.sqlite")
+def test_dimension_is_fixed_per_base(index_backend: Backend) -> None:
+    store = index_backend.open()
     store.ensure_vectors(4)
     store.ensure_vectors(4)
     with pytest.raises(DimensionMismatchError):
@@ -75,9 +76,9 @@ def test_dimension_is_fixed_per_base(tmp_path: Path) -> None:
     assert store.material_count() == 0  # the failed write left nothing behind
 
 
-def test_vector_mirror_matches_exact_search_across_writes(tmp_path: Path) -> None:
+def test_vector_mirror_matches_exact_search_across_writes(index_backend: Backend) -> None:
     rng = np.random.default_rng(7)
-    store = IndexStore(tmp_path / "i.sqlite")
+    store = index_backend.open()
     store.ensure_vectors(8)
     vectors: dict[int, np.ndarray] = {}
     for n in range(30):
@@ -96,15 +97,15 @@ def test_vector_mirror_matches_exact_search_across_writes(tmp_path: Path) -> Non
     exact = ids[np.argsort(-(mat @ q))][:10].tolist()
     assert [cid for cid, _ in store.vector_search(q, 10)] == exact
     # A second connection (another process) sees the same thing after reloading.
-    other = IndexStore(store.path, create=False)
+    other = index_backend.open(create=False)
     assert [cid for cid, _ in other.vector_search(q, 10)] == exact
     # A write from "another process" is noticed by the first store's mirror.
     new_ids = other.rebuild_material("late", "late.md", "t", 1, _records("z"), q.reshape(1, 8))
     assert store.vector_search(q, 1)[0][0] == new_ids[0]
 
 
-def test_vectors_reused_by_text_hash(tmp_path: Path) -> None:
-    store = IndexStore(tmp_path / "i.sqlite")
+def test_vectors_reused_by_text_hash(index_backend: Backend) -> None:
+    store = index_backend.open()
     store.ensure_vectors(4)
     vec = np.array([[1, 0, 0, 0]], dtype=np.float32)
     store.rebuild_material("i", "a", "A", 5, _records("hello"), vec)
@@ -205,8 +206,8 @@ def _two_chunks_one_passage(store: IndexStore) -> tuple[list[int], str]:
     return ids, text
 
 
-def test_a_passage_ranks_every_chunk_in_it(tmp_path: Path) -> None:
-    store = IndexStore(tmp_path / "i.sqlite")
+def test_a_passage_ranks_every_chunk_in_it(index_backend: Backend) -> None:
+    store = index_backend.open()
     ids, _ = _two_chunks_one_passage(store)
     other = store.rebuild_material(
         "item2", "b.md", "Other", 30, _records("lighthousekeeper alone", "nothing else here")
@@ -225,16 +226,14 @@ def test_a_passage_ranks_every_chunk_in_it(tmp_path: Path) -> None:
     assert snapshot.unit_ids == snapshot.fts_rowids and snapshot.unitless_chunks == 0
 
 
-def test_rebuild_fts_puts_passages_back_from_their_chunks(tmp_path: Path) -> None:
-    store = IndexStore(tmp_path / "i.sqlite")
+def test_rebuild_fts_puts_passages_back_from_their_chunks(index_backend: Backend) -> None:
+    store = index_backend.open()
     ids, _ = _two_chunks_one_passage(store)
     query = fts_match_expression(query_tokens("lighthousekeeper tide"))
     before = store.bm25_search(query, 10)
-    conn = apsw.Connection(str(store.path))
-    with conn:
-        conn.execute("DELETE FROM chunks_fts")
-        conn.execute("UPDATE fts_units SET first_seq = 1")  # the first chunk in no passage
-    conn.close()
+    full_text = "chunks_fts" if index_backend.name == "sqlite" else "postings"
+    # The full-text rows gone, and the first chunk in no passage.
+    index_backend.execute(f"DELETE FROM {full_text}", "UPDATE fts_units SET first_seq = 1")
     damaged = store.integrity_snapshot()
     assert damaged.unitless_chunks == 1 and damaged.fts_rowids == set()
     assert store.rebuild_fts() == 2  # the passage, and the first chunk's own

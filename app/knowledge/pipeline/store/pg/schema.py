@@ -152,22 +152,29 @@ def migrate(conn: psycopg.Connection, schema: str) -> int:
     return target
 
 
+def schema_version(conn: psycopg.Connection) -> int:
+    """The version in the base's `meta` (0 before the first migration)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    return int(row[0]) if row else 0
+
+
 def ensure_extension(conn: psycopg.Connection) -> str:
     """pgvector in the database (created in `public` when missing: needs a role allowed
     to, else an administrator installs it once); returns the schema it lives in. Under a
     database-wide advisory lock, as CREATE EXTENSION races itself."""
     with conn.transaction():
-        found = _extension_schema(conn)
+        found = extension_schema(conn)
         if found is not None:
             return found
         conn.execute("SELECT pg_advisory_xact_lock(hashtext('trove:extension'))")
         conn.execute("CREATE EXTENSION IF NOT EXISTS vector SCHEMA public")
-        found = _extension_schema(conn)
+        found = extension_schema(conn)
     assert found is not None, "CREATE EXTENSION succeeded"
     return found
 
 
-def _extension_schema(conn: psycopg.Connection) -> str | None:
+def extension_schema(conn: psycopg.Connection) -> str | None:
+    """The schema pgvector is installed in; None when it is not installed."""
     row = conn.execute(
         "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace "
         "WHERE e.extname = 'vector'"
