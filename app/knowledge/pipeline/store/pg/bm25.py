@@ -36,6 +36,10 @@ def _prefix_end(prefix: str) -> str | None:
     return prefix[:-1] + chr(last + 1)
 
 
+def _float(value: float) -> sql.Composed:
+    return sql.SQL("{}::float8").format(sql.Literal(repr(float(value))))
+
+
 def ranking_query(phrases: list[Phrase], limit: int) -> tuple[sql.Composed, list[object]]:
     """SQL returning (unit id, score) of the best `limit` passages, best first, and its
     parameters. `phrases` must not be empty."""
@@ -56,6 +60,8 @@ def ranking_query(phrases: list[Phrase], limit: int) -> tuple[sql.Composed, list
             parts.append(select + sql.SQL("starts_with(term, %s)"))
             params.append(phrase.term)
     found = sql.SQL(" UNION ALL ").join(parts)
+    # Every constant is float8: a numeric one would make PostgreSQL compute in numeric,
+    # slower and rounded differently from FTS5's doubles.
     query = sql.SQL(
         """
         WITH found AS ({found}),
@@ -64,34 +70,34 @@ def ranking_query(phrases: list[Phrase], limit: int) -> tuple[sql.Composed, list
                    sum(body_tf)::float8 * {body} + sum(title_tf)::float8 * {title} AS f
             FROM found GROUP BY idx, unit_id
         ),
+        hits AS (
+            SELECT idx, unit_id, f, (count(*) OVER (PARTITION BY idx))::float8 AS nhit
+            FROM freq
+        ),
         stats AS (
             SELECT sum(units)::float8 AS n, sum(tokens)::float8 AS total FROM fts_stats
-        ),
-        idf AS (
-            SELECT freq.idx,
-                   CASE WHEN ln((stats.n - count(*) + 0.5) / (count(*) + 0.5)) <= 0
-                        THEN 1e-6
-                        ELSE ln((stats.n - count(*) + 0.5) / (count(*) + 0.5)) END AS w
-            FROM freq CROSS JOIN stats GROUP BY freq.idx, stats.n
         )
-        SELECT freq.unit_id,
-               sum(idf.w * freq.f * ({k1} + 1.0)
-                   / (freq.f + {k1} * (1.0 - {b} + {b} * u.length / (stats.total / stats.n))))
-                   AS score
-        FROM freq
-        JOIN idf ON idf.idx = freq.idx
-        JOIN fts_units u ON u.id = freq.unit_id
-        CROSS JOIN stats
-        GROUP BY freq.unit_id
-        ORDER BY score DESC, freq.unit_id
+        SELECT h.unit_id,
+               sum(
+                   CASE WHEN ln((s.n - h.nhit + 0.5::float8) / (h.nhit + 0.5::float8)) <= 0
+                        THEN 1e-6::float8
+                        ELSE ln((s.n - h.nhit + 0.5::float8) / (h.nhit + 0.5::float8)) END
+                   * (h.f * ({k1} + 1::float8))
+                   / (h.f + {k1} * (1::float8 - {b} + {b} * u.length::float8 / (s.total / s.n)))
+               ) AS score
+        FROM hits h
+        JOIN fts_units u ON u.id = h.unit_id
+        CROSS JOIN stats s
+        GROUP BY h.unit_id
+        ORDER BY score DESC, h.unit_id
         LIMIT %s
         """
     ).format(
         found=found,
-        body=sql.Literal(BODY_WEIGHT),
-        title=sql.Literal(TITLE_WEIGHT),
-        k1=sql.Literal(K1),
-        b=sql.Literal(B),
+        body=_float(BODY_WEIGHT),
+        title=_float(TITLE_WEIGHT),
+        k1=_float(K1),
+        b=_float(B),
     )
     params.append(limit)
     return query, params

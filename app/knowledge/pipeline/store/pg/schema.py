@@ -14,8 +14,8 @@ tokens.py) and BM25 is computed over them in SQL (see bm25.py).
 - fts_units: passages, with `length`, the tokens of the passage's body plus its title
   (FTS5's document length: all columns, unweighted).
 - postings(term, unit_id, body_tf, title_tf): how often each token occurs in a passage's
-  body and its material's title. Key (term, unit_id); `term` is COLLATE "C" so a prefix
-  query is a range scan of the key.
+  body and its material's title. Key (term, unit_id), covering the counts; `term` is
+  COLLATE "C" so a prefix query is a range scan of the key.
 - fts_stats(id, units, tokens): per-transaction deltas of the passage count and total
   length (BM25's N and average length); summed at query time, folded together now and
   then. Deltas instead of one counter row: writers on several machines never queue on
@@ -107,7 +107,18 @@ def _v1(conn: psycopg.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Migration] = [_v1]
+def _v2(conn: psycopg.Connection) -> None:
+    """The postings' key carries their counts, so BM25 reads a term's postings by an
+    index-only scan instead of one heap page per posting (scifact, 5,183 passages: the
+    ranking query's median 156 -> 31 ms on this machine under load)."""
+    conn.execute("ALTER TABLE postings DROP CONSTRAINT postings_pkey")
+    conn.execute(
+        "ALTER TABLE postings ADD CONSTRAINT postings_pkey "
+        "PRIMARY KEY (term, unit_id) INCLUDE (body_tf, title_tf)"
+    )
+
+
+MIGRATIONS: list[Migration] = [_v1, _v2]
 
 
 def set_search_path(conn: psycopg.Connection, schema: str, extension_schema: str) -> None:
