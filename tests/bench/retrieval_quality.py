@@ -2,6 +2,7 @@
 
     python tests/bench/retrieval_quality.py DATASET_DIR [--embedding PROVIDER:MODEL]
         [--mode bm25|vector|hybrid|rrf[,...]] [--limit-queries N] [--workdir DIR]
+        [--backend sqlite|postgres|both [--dsn DSN]]
 
 Builds a base from the corpus through the normal ingestion path (each document a Markdown
 file: `# title` + text, added as one folder and indexed by the job executor), runs every
@@ -12,6 +13,10 @@ joined by commas share one build). A document counts once, at its best-ranked ch
 `--mode rrf` is hybrid search with the reference application's fusion (plain RRF, k=60),
 for comparison. Vectors are cached by model and text hash under ~/.cache/trove-bench, so
 reruns do not embed again.
+
+`--backend both` builds a second base from the same files with its index in PostgreSQL (an
+embedded server in a temporary folder, or `--dsn`) and measures it the same way; each line
+names its backend.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from app.knowledge.service import KnowledgeService
-from app.knowledge.types import SearchMode
+from app.knowledge.types import IndexBackend, SearchMode
 from app.providers.interfaces import Embedder, ModelResolver, Reranker
 
 CACHE = Path.home() / ".cache" / "trove-bench" / "embeddings.sqlite"
@@ -162,8 +167,16 @@ def mrr_at_k(ranked: list[str], rels: dict[str, int], k: int = K) -> float:
 
 
 def run(
-    dataset: Path, embedding: str | None, modes: list[str], limit: int | None, workdir: Path | None
+    dataset: Path,
+    embedding: str | None,
+    modes: list[str],
+    limit: int | None,
+    workdir: Path | None,
+    backends: Sequence[str] = ("sqlite",),
+    dsn: str | None = None,
 ) -> list[dict[str, object]]:
+    """One base per backend (`postgres`: its index in a schema on the server `dsn`), built
+    one after the other from the same files, every mode measured on each."""
     from app.runtime.headless import run_until_drained
 
     docs = load_jsonl(dataset / "corpus.jsonl")
@@ -172,26 +185,33 @@ def run(
     queries = [q for q in queries if q["_id"] in qrels]
     if limit:
         queries = queries[:limit]
+    reports: list[dict[str, object]] = []
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         work = Path(tmp)
         by_path = write_corpus(docs, work / "corpus")
         service = KnowledgeService(work / "home", models=BenchModels(_real_models()))
-        base = service.create_base(dataset.name, embedding_model=embedding, document_count=K)
-        started = time.perf_counter()
-        service.add(base.id, [work / "corpus"])
-        run_until_drained(service)
-        build_s = time.perf_counter() - started
-        failed = [i for i in service.list_items(base.id) if i.status == "failed"]
-        reports = [_evaluate(service, base.id, mode, queries, qrels, by_path) for mode in modes]
+        for backend in backends:
+            server = {"backend": IndexBackend.POSTGRES, "dsn": dsn} if backend == "postgres" else {}
+            base = service.create_base(
+                f"{dataset.name}-{backend}", embedding_model=embedding, document_count=K, **server
+            )
+            started = time.perf_counter()
+            service.add(base.id, [work / "corpus"])
+            run_until_drained(service)
+            build_s = time.perf_counter() - started
+            failed = [i for i in service.list_items(base.id) if i.status == "failed"]
+            for mode in modes:
+                report = _evaluate(service, base.id, mode, queries, qrels, by_path)
+                report.update(
+                    dataset=dataset.name,
+                    backend=backend,
+                    embedding=embedding,
+                    documents=len(docs),
+                    failed_items=len(failed),
+                    build_s=round(build_s, 1),
+                )
+                reports.append(report)
         service.close()
-    for report in reports:
-        report.update(
-            dataset=dataset.name,
-            embedding=embedding,
-            documents=len(docs),
-            failed_items=len(failed),
-            build_s=round(build_s, 1),
-        )
     return reports
 
 
@@ -247,6 +267,14 @@ def main() -> None:
     )
     parser.add_argument("--limit-queries", type=int)
     parser.add_argument("--workdir", type=Path)
+    parser.add_argument(
+        "--backend",
+        choices=("sqlite", "postgres", "both"),
+        default="sqlite",
+        help="where the base's index lives; postgres and both start an embedded server "
+        "unless --dsn names one",
+    )
+    parser.add_argument("--dsn", help="an existing PostgreSQL server for --backend postgres")
     args = parser.parse_args()
     modes = (args.mode or ("hybrid" if args.embedding else "bm25")).split(",")
     for mode in modes:
@@ -254,8 +282,26 @@ def main() -> None:
             parser.error(f"unknown mode {mode!r}")
         if mode != "bm25" and not args.embedding:
             parser.error(f"--mode {mode} needs --embedding")
-    for report in run(args.dataset, args.embedding, modes, args.limit_queries, args.workdir):
-        print(json.dumps(report))
+    backends = ["sqlite", "postgres"] if args.backend == "both" else [args.backend]
+    if "postgres" not in backends:
+        for report in run(args.dataset, args.embedding, modes, args.limit_queries, args.workdir):
+            print(json.dumps(report))
+        return
+    from tests.bench.pg_bench import bench_server
+
+    # These sets are small: the server's default settings, not the large-build ones.
+    with bench_server(args.dsn, {}) as server:
+        reports = run(
+            args.dataset,
+            args.embedding,
+            modes,
+            args.limit_queries,
+            args.workdir,
+            backends,
+            server.dsn,
+        )
+    for report in reports:
+        print(json.dumps({**report, "server": server.settings}))
 
 
 if __name__ == "__main__":

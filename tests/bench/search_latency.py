@@ -38,20 +38,27 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import psycopg
+from psycopg import sql
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from app.knowledge.jobs.index_documents import text_hash  # noqa: E402
+from app.knowledge.pipeline.indexing.tokenize import (  # noqa: E402
+    fts_match_expression,
+    query_tokens,
+)
 from app.knowledge.pipeline.store.index_store import ChunkRecord  # noqa: E402
 from app.knowledge.service import KnowledgeService  # noqa: E402
-from app.knowledge.types import ItemStatus, ItemType, SearchMode  # noqa: E402
+from app.knowledge.types import IndexBackend, ItemStatus, ItemType, SearchMode  # noqa: E402
+from tests.bench.pg_bench import BUILD_SETTINGS, BulkLoad, bench_server, connect  # noqa: E402
 
 DIMS = 384
 CHUNKS_PER_ITEM = 100
@@ -59,6 +66,8 @@ WORDS_PER_CHUNK = 60
 VOCABULARY = 50_000
 CANDIDATES = 50  # top-K 10 x overfetch 5, what both applications ask the vector step for
 APPENDED = 1_000
+JIT_QUERIES = 20  # BM25 queries timed again on PostgreSQL with its JIT compiler off
+CHECKED_CHUNKS = 200_000  # up to this size the PostgreSQL base runs the store's own checks
 GAUSSIAN = ROOT / "tests" / "bench" / "data" / "minilm_scifact_gaussian.npz"
 
 FloatMatrix = npt.NDArray[np.float32]
@@ -138,11 +147,15 @@ def _p(values: list[float], q: float) -> float:
     return round(float(np.percentile(values, q)), 3)
 
 
+def _chunk_texts(rng: np.random.Generator, n: int) -> list[str]:
+    return [" ".join(_words(rng, WORDS_PER_CHUNK)) for _ in range(n)]
+
+
 def _add_items(
     svc: KnowledgeService,
     base_id: str,
     vectors: FloatMatrix,
-    rng: np.random.Generator,
+    texts: list[str],
     prefix: str,
     references: bool,
 ) -> list[int]:
@@ -160,8 +173,7 @@ def _add_items(
             relative_path=f"{prefix}{start}.md",
         )
         records, pos = [], 0
-        for _ in range(len(part)):
-            text = " ".join(_words(rng, WORDS_PER_CHUNK))
+        for text in texts[start : start + len(part)]:
             records.append(
                 ChunkRecord(pos, pos + len(text), text, WORDS_PER_CHUNK, text_hash(text))
             )
@@ -177,26 +189,134 @@ def _add_items(
     return all_ids
 
 
-def build(
-    data_dir: Path, n_chunks: int, draw: Vectors, rng: np.random.Generator
-) -> tuple[str, FloatMatrix, npt.NDArray[np.int64]]:
-    svc = KnowledgeService(data_dir, models=BenchModels())
-    base = svc.create_base("bench", embedding_model="bench:random")
-    ref = svc.parts.stores.get(base.id)._writer
-    ref.execute(
-        f"CREATE VIRTUAL TABLE ref_vec0 USING vec0(embedding float[{DIMS}] distance_metric=cosine)"
+def _load_pg_items(
+    svc: KnowledgeService,
+    base_id: str,
+    load: BulkLoad,
+    vectors: FloatMatrix,
+    texts: list[str],
+    prefix: str,
+    first_chunk_id: int,
+) -> None:
+    """The same chunks into the PostgreSQL base: catalog items as above, rows by COPY."""
+    materials: list[tuple[int, str, str, str]] = []
+    first_material = (first_chunk_id - 1) // CHUNKS_PER_ITEM + 1
+    for n, start in enumerate(range(0, len(vectors), CHUNKS_PER_ITEM)):
+        item = svc.catalog.create_item(
+            base_id,
+            ItemType.FILE,
+            f"/bench/{prefix}{start}.md",
+            f"doc {prefix}{start}",
+            status=ItemStatus.PROCESSING,
+            relative_path=f"{prefix}{start}.md",
+        )
+        svc.catalog.set_item_status(item.id, ItemStatus.COMPLETED)
+        materials.append((first_material + n, item.id, f"{prefix}{start}.md", item.title))
+    load.add(
+        first_chunk_id,
+        materials,
+        texts,
+        [WORDS_PER_CHUNK] * len(texts),
+        [text_hash(t) for t in texts],
+        vectors,
+        CHUNKS_PER_ITEM,
     )
-    ref.execute("CREATE TABLE ref_blob (chunk_id INTEGER PRIMARY KEY, embedding BLOB NOT NULL)")
-    corpus = np.empty((n_chunks, DIMS), dtype=np.float32)
-    ids = np.empty(n_chunks, dtype=np.int64)
+
+
+@dataclass
+class PgOptions:
+    dsn: str
+    m: int
+    ef_construction: int
+    ef_sweep: tuple[int, ...]
+    halfvec: bool
+    text_queries: int
+    settings: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Built:
+    corpus: FloatMatrix
+    sqlite_base: str | None = None
+    sqlite_ids: npt.NDArray[np.int64] | None = None
+    pg_base: str | None = None
+    pg_schema: str = ""
+    build: dict[str, Any] = field(default_factory=dict)
+
+
+def build(
+    data_dir: Path,
+    n_chunks: int,
+    draw: Vectors,
+    rng: np.random.Generator,
+    backends: set[str],
+    pg: PgOptions | None = None,
+) -> Built:
+    """The same vectors and texts into a SQLite base (the store's write path, with the two
+    reference tables) and/or a PostgreSQL base (bulk COPY, then the indexes)."""
+    svc = KnowledgeService(data_dir, models=BenchModels())
+    built = Built(np.empty((n_chunks, DIMS), dtype=np.float32))
+    if "sqlite" in backends:
+        base = svc.create_base("bench", embedding_model="bench:random")
+        built.sqlite_base = base.id
+        built.sqlite_ids = np.empty(n_chunks, dtype=np.int64)
+        ref = svc.parts.stores.get(base.id)._writer
+        ref.execute(
+            f"CREATE VIRTUAL TABLE ref_vec0 USING vec0(embedding float[{DIMS}] "
+            "distance_metric=cosine)"
+        )
+        ref.execute("CREATE TABLE ref_blob (chunk_id INTEGER PRIMARY KEY, embedding BLOB NOT NULL)")
+    load: BulkLoad | None = None
+    if "postgres" in backends:
+        assert pg is not None
+        pg_base = svc.create_base(
+            "bench-pg", embedding_model="bench:random", backend=IndexBackend.POSTGRES, dsn=pg.dsn
+        )
+        built.pg_base = pg_base.id
+        built.pg_schema = svc.parts.stores.get(pg_base.id).schema  # type: ignore[attr-defined]
+        load = BulkLoad(pg.dsn, built.pg_schema)
+    sqlite_s = pg_s = 0.0
     step = 100 * CHUNKS_PER_ITEM
     for start in range(0, n_chunks, step):
         part = draw.draw(min(step, n_chunks - start))
-        got = _add_items(svc, base.id, part, rng, f"{start}-", references=True)
-        corpus[start : start + len(part)] = part
-        ids[start : start + len(part)] = got
+        texts = _chunk_texts(rng, len(part))
+        built.corpus[start : start + len(part)] = part
+        if built.sqlite_base is not None and built.sqlite_ids is not None:
+            t = time.perf_counter()
+            got = _add_items(svc, built.sqlite_base, part, texts, f"{start}-", references=True)
+            built.sqlite_ids[start : start + len(part)] = got
+            sqlite_s += time.perf_counter() - t
+        if load is not None and built.pg_base is not None:
+            t = time.perf_counter()
+            _load_pg_items(svc, built.pg_base, load, part, texts, f"{start}-", start + 1)
+            pg_s += time.perf_counter() - t
     svc.close()
-    return base.id, corpus, ids
+    built.build["sqlite_write_path_s"] = round(sqlite_s, 1)
+    if load is not None and pg is not None:
+        built.build["postgres"] = {"rows_s": round(pg_s, 1), **_finish_pg_load(load, pg)}
+    return built
+
+
+def _finish_pg_load(load: BulkLoad, pg: PgOptions) -> dict[str, Any]:
+    """Indexes after the rows: B-trees, then HNSW (timed), then ANALYZE."""
+    out: dict[str, Any] = {
+        "copy_s": round(load.copy_s, 1),
+        "tokenize_s": round(load.tokenize_s, 1),
+        "postings": load.postings,
+    }
+    t = time.perf_counter()
+    out["btree_indexes_s"] = load.finish()
+    out["btree_indexes_total_s"] = round(time.perf_counter() - t, 1)
+    out["hnsw_build_s"] = round(load.build_hnsw(pg.m, pg.ef_construction), 1)
+    if pg.halfvec:
+        out["hnsw_halfvec_build_s"] = round(
+            load.build_hnsw(pg.m, pg.ef_construction, halfvec=True), 1
+        )
+    out["analyze_s"] = round(load.analyze(), 1)
+    out["build_notices"] = sorted(set(load.notices))
+    out["sizes_mb"] = load.sizes_mb()
+    load.close()
+    return out
 
 
 def exact_top(
@@ -227,7 +347,7 @@ def probe(args: argparse.Namespace) -> None:
     first_ms = (time.perf_counter() - t) * 1000
     rss_first = _rss_mb()
 
-    timings: dict[str, list[float]] = {"bm25": [], "vector": [], "hybrid": []}
+    timings: dict[str, list[float]] = {"bm25": [], "vector": [], "hybrid": [], "bm25_store": []}
     hits: list[list[int]] = []
     for q in queries:
         vec = qvecs[q["text"]]
@@ -241,6 +361,9 @@ def probe(args: argparse.Namespace) -> None:
         t = time.perf_counter()
         svc.search(args.base, q["text"])
         timings["hybrid"].append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        store.bm25_search(fts_match_expression(query_tokens(q["text"])), CANDIDATES)
+        timings["bm25_store"].append((time.perf_counter() - t) * 1000)
     rss_steady = _rss_mb()
     stats_before = asdict(store.vector_stats)
     print(json.dumps({"ready": True}), flush=True)
@@ -311,67 +434,267 @@ def _references(store: Any, vectors: list[FloatMatrix]) -> dict[str, list[float]
     return out
 
 
+# -- PostgreSQL: the same queries through PgIndexStore, then the index's own knobs --------
+
+
+def measure_pg(
+    data_dir: Path,
+    built: Built,
+    pg: PgOptions,
+    texts: list[str],
+    qvecs: FloatMatrix,
+    exact: list[list[int]],
+) -> dict[str, Any]:
+    """Vector search and BM25 through the store (as the app searches), hybrid through the
+    service; then the store's vector SQL at each ef_search of the sweep (and over the
+    halfvec index when built), with recall@10 against exact search."""
+    assert built.pg_base is not None
+    vectors = {t: v for t, v in zip(texts, qvecs, strict=True)}
+    t = time.perf_counter()
+    svc = KnowledgeService(data_dir, models=BenchModels(vectors))
+    store = svc.parts.stores.get(built.pg_base)
+    open_ms = (time.perf_counter() - t) * 1000
+    t = time.perf_counter()
+    store.vector_search(qvecs[0], CANDIDATES)
+    first_ms = (time.perf_counter() - t) * 1000
+    timings: dict[str, list[float]] = {"vector": [], "bm25_store": [], "bm25": [], "hybrid": []}
+    recalls: list[float] = []
+    for vec, truth in zip(qvecs, exact, strict=True):
+        t = time.perf_counter()
+        got = store.vector_search(vec, CANDIDATES)
+        timings["vector"].append((time.perf_counter() - t) * 1000)
+        recalls.append(len({cid for cid, _ in got[:10]} & set(truth)) / 10)
+    # Full text at a million chunks takes seconds a query here: a prefix of the queries.
+    full_text = texts[: pg.text_queries]
+    for text in full_text:
+        match = fts_match_expression(query_tokens(text))
+        t = time.perf_counter()
+        store.bm25_search(match, CANDIDATES)
+        timings["bm25_store"].append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        svc.search(built.pg_base, text, mode=SearchMode.BM25)
+        timings["bm25"].append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        svc.search(built.pg_base, text)
+        timings["hybrid"].append((time.perf_counter() - t) * 1000)
+    checks: dict[str, Any] = {
+        "chunks": store.chunk_count(),
+        "vectors": store.vector_count(),
+        "text_queries": len(full_text),
+    }
+    if len(built.corpus) <= CHECKED_CHUNKS:  # the loader's rows pass the store's own checks
+        checks["integrity_problems"] = store.integrity_check() + store.fts_integrity_check()
+    if built.sqlite_base is not None and built.sqlite_ids is not None:
+        checks["bm25_top10_same_as_sqlite"] = _bm25_agreement(
+            store, svc.parts.stores.get(built.sqlite_base), built.sqlite_ids, full_text
+        )
+    svc.close()
+    result: dict[str, Any] = {
+        "checks": checks,
+        "service_open_ms": round(open_ms, 1),
+        "first_search_after_open_ms": round(first_ms, 1),
+        "vector_ms": _p50_p95(timings["vector"]),
+        "recall_at_10": round(float(np.mean(recalls)), 4),
+        "bm25_store_ms": _p50_p95(timings["bm25_store"]),
+        "bm25_ms": _p50_p95(timings["bm25"]),
+        "hybrid_ms": _p50_p95(timings["hybrid"]),
+    }
+    result["bm25_store_first_queries"] = {
+        "queries": min(JIT_QUERIES, len(full_text)),
+        "jit_on_ms": _p50_p95(timings["bm25_store"][:JIT_QUERIES]),
+        "jit_off_ms": _bm25_without_jit(data_dir, built, pg, full_text[:JIT_QUERIES]),
+    }
+    conn = connect(pg.dsn, built.pg_schema)
+    sweep: dict[str, Any] = {}
+    kinds = ["vector", "halfvec"] if pg.halfvec else ["vector"]
+    for ef in pg.ef_sweep:
+        for kind in kinds:
+            sweep[f"{kind}_ef{ef}"] = _sql_sweep(conn, qvecs, exact, ef, kind)
+    conn.close()
+    result["ef_search_sweep"] = sweep
+    return result
+
+
+def _bm25_without_jit(
+    data_dir: Path, built: Built, pg: PgOptions, texts: list[str]
+) -> dict[str, float]:
+    """The store's BM25 again with the server's JIT compiler off for the database (new
+    connections take the setting; the store's pool is opened afresh)."""
+    assert built.pg_base is not None
+    with psycopg.connect(pg.dsn, autocommit=True) as admin:
+        database = admin.execute("SELECT current_database()").fetchone()
+        assert database is not None
+        name = sql.Identifier(str(database[0]))
+        admin.execute(sql.SQL("ALTER DATABASE {} SET jit = off").format(name))
+        try:
+            svc = KnowledgeService(data_dir, models=BenchModels())
+            store = svc.parts.stores.get(built.pg_base)
+            times: list[float] = []
+            for text in texts:
+                match = fts_match_expression(query_tokens(text))
+                t = time.perf_counter()
+                store.bm25_search(match, CANDIDATES)
+                times.append((time.perf_counter() - t) * 1000)
+            svc.close()
+        finally:
+            admin.execute(sql.SQL("ALTER DATABASE {} RESET jit").format(name))
+    return _p50_p95(times)
+
+
+def _bm25_agreement(
+    pg_store: Any, sqlite_store: Any, sqlite_ids: npt.NDArray[np.int64], texts: list[str]
+) -> float:
+    """Share of the top 10 BM25 chunks both backends return for the same queries (the
+    PostgreSQL base's chunk i + 1 is the SQLite base's sqlite_ids[i])."""
+    to_pg = {int(cid): i + 1 for i, cid in enumerate(sqlite_ids)}
+    shares: list[float] = []
+    for text in texts:
+        match = fts_match_expression(query_tokens(text))
+        pg_top = [h.chunk_id for h in pg_store.bm25_search(match, 10)][:10]
+        lite_top = [to_pg[h.chunk_id] for h in sqlite_store.bm25_search(match, 10)][:10]
+        if lite_top or pg_top:
+            shares.append(len(set(pg_top) & set(lite_top)) / max(len(lite_top), len(pg_top)))
+    return round(float(np.mean(shares)), 4) if shares else 1.0
+
+
+def _sql_sweep(
+    conn: Any, qvecs: FloatMatrix, exact: list[list[int]], ef: int, kind: str
+) -> dict[str, Any]:
+    """The store's vector query (top 50 by cosine distance) at one ef_search, over the
+    float index or the halfvec expression index."""
+    if kind == "halfvec":
+        order = f"embedding::halfvec({DIMS}) <=> %s::halfvec({DIMS})"
+    else:
+        order = "embedding <=> %s"
+    query = f"SELECT chunk_id FROM vectors ORDER BY {order} LIMIT %s"
+    times: list[float] = []
+    recalls: list[float] = []
+    for vec, truth in zip(qvecs, exact, strict=True):
+        t = time.perf_counter()
+        with conn.transaction():
+            conn.execute(f"SET LOCAL hnsw.ef_search = {int(ef)}")
+            rows = conn.execute(query, (vec, CANDIDATES)).fetchall()
+        times.append((time.perf_counter() - t) * 1000)
+        recalls.append(len({int(r[0]) for r in rows[:10]} & set(truth)) / 10)
+    plan = "\n".join(
+        str(r[0]) for r in conn.execute("EXPLAIN " + query, (qvecs[0], CANDIDATES)).fetchall()
+    )
+    conn.rollback()
+    return {
+        **_p50_p95(times),
+        "recall_at_10": round(float(np.mean(recalls)), 4),
+        "uses_hnsw_index": "Index Scan" in plan,
+    }
+
+
+def _p50_p95(values: list[float]) -> dict[str, float]:
+    return {"p50": _p(values, 50), "p95": _p(values, 95)}
+
+
 # -- the run ---------------------------------------------------------------------------------
 
 
-def run(n_chunks: int, n_queries: int, ref_queries: int, kind: str, seed: int) -> dict[str, Any]:
+def run(
+    n_chunks: int,
+    n_queries: int,
+    ref_queries: int,
+    kind: str,
+    seed: int,
+    backends: set[str],
+    pg: PgOptions | None = None,
+) -> dict[str, Any]:
     rng = np.random.default_rng(seed)
     draw = Vectors(kind, rng)
+    out: dict[str, Any] = {
+        "bench": "search_latency",
+        "chunks": n_chunks,
+        "data": kind,
+        "queries": n_queries,
+        "dims": DIMS,
+        "backends": sorted(backends),
+    }
     with tempfile.TemporaryDirectory() as tmp:
         data_dir = Path(tmp) / "data"
         t = time.perf_counter()
-        base_id, corpus, ids = build(data_dir, n_chunks, draw, rng)
-        build_s = time.perf_counter() - t
+        built = build(data_dir, n_chunks, draw, rng, backends, pg)
+        out["build_s"] = round(time.perf_counter() - t, 1)
+        out["build"] = built.build
 
-        anchors = corpus[rng.integers(0, n_chunks, n_queries)]
+        anchors = built.corpus[rng.integers(0, n_chunks, n_queries)]
         qvecs = _unit(anchors + draw.noise(n_queries))
         texts = [" ".join(_words(rng, 3)) + f" q{i}" for i in range(n_queries)]
-        qfile = Path(tmp) / "queries.json"
-        qfile.write_text(
-            json.dumps(
-                [{"text": t, "vector": v.tolist()} for t, v in zip(texts, qvecs, strict=True)]
-            ),
-            encoding="utf-8",
-        )
-        child = subprocess.Popen(
-            [
-                sys.executable,
-                __file__,
-                "0",
-                "--probe",
-                str(data_dir),
-                "--base",
-                base_id,
-                "--probe-queries",
-                str(qfile),
-                "--ref-queries",
-                str(ref_queries),
-            ],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "PYTHONHASHSEED": "0"},
-        )
-        assert child.stdin is not None and child.stdout is not None
-        if not json.loads(child.stdout.readline()).get("ready"):
-            raise RuntimeError("the probe did not get ready")
-        # Another process (this one) appends APPENDED chunks while the probe is open.
-        svc = KnowledgeService(data_dir, models=BenchModels())
-        new_vectors = draw.draw(APPENDED)
-        new_ids = _add_items(svc, base_id, new_vectors, rng, "appended-", references=True)
-        svc.close()
-        child.stdin.write(
-            json.dumps({"vector": new_vectors[-1].tolist(), "id": new_ids[-1]}) + "\n"
-        )
-        child.stdin.flush()
-        measured = json.loads(child.stdout.readline())
-        child.wait(timeout=600)
+        if built.pg_base is not None and pg is not None:
+            pg_ids = np.arange(1, n_chunks + 1, dtype=np.int64)
+            exact = [exact_top(built.corpus, pg_ids, q, 10) for q in qvecs]
+            out["postgres"] = {
+                "server": pg.settings,
+                "hnsw": {"m": pg.m, "ef_construction": pg.ef_construction, "type": "vector"},
+                "store_ef_search": "max(100, 2 x limit): 100 for the 50 candidates",
+                **measure_pg(data_dir, built, pg, texts, qvecs, exact),
+            }
+        # After PostgreSQL: the probe's foreign append changes the SQLite base.
+        if built.sqlite_base is not None and built.sqlite_ids is not None:
+            out.update(
+                _sqlite_tier(Path(tmp), data_dir, built, texts, qvecs, ref_queries, draw, rng)
+            )
+    return out
 
-        recalls = [
-            len(set(got) & set(exact_top(corpus, ids, q, 10))) / 10
-            for got, q in zip(measured["hits"], qvecs, strict=True)
-        ]
 
+def _sqlite_tier(
+    tmp: Path,
+    data_dir: Path,
+    built: Built,
+    texts: list[str],
+    qvecs: FloatMatrix,
+    ref_queries: int,
+    draw: Vectors,
+    rng: np.random.Generator,
+) -> dict[str, Any]:
+    """The SQLite base measured from a fresh process (the probe), with a foreign append."""
+    assert built.sqlite_base is not None and built.sqlite_ids is not None
+    base_id = built.sqlite_base
+    qfile = tmp / "queries.json"
+    qfile.write_text(
+        json.dumps([{"text": t, "vector": v.tolist()} for t, v in zip(texts, qvecs, strict=True)]),
+        encoding="utf-8",
+    )
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            __file__,
+            "0",
+            "--probe",
+            str(data_dir),
+            "--base",
+            base_id,
+            "--probe-queries",
+            str(qfile),
+            "--ref-queries",
+            str(ref_queries),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
+    assert child.stdin is not None and child.stdout is not None
+    if not json.loads(child.stdout.readline()).get("ready"):
+        raise RuntimeError("the probe did not get ready")
+    # Another process (this one) appends APPENDED chunks while the probe is open.
+    svc = KnowledgeService(data_dir, models=BenchModels())
+    new_vectors = draw.draw(APPENDED)
+    new_texts = _chunk_texts(rng, APPENDED)
+    new_ids = _add_items(svc, base_id, new_vectors, new_texts, "appended-", references=True)
+    svc.close()
+    child.stdin.write(json.dumps({"vector": new_vectors[-1].tolist(), "id": new_ids[-1]}) + "\n")
+    child.stdin.flush()
+    measured = json.loads(child.stdout.readline())
+    child.wait(timeout=600)
+
+    recalls = [
+        len(set(got) & set(exact_top(built.corpus, built.sqlite_ids, q, 10))) / 10
+        for got, q in zip(measured["hits"], qvecs, strict=True)
+    ]
     timings = measured["timings"]
     ref = measured["reference"]
     vec0 = statistics.median(ref["vec0_knn"])
@@ -379,22 +702,17 @@ def run(n_chunks: int, n_queries: int, ref_queries: int, kind: str, seed: int) -
     trove_interleaved = statistics.median(ref["trove"])
     before, after = measured["tier_stats_before_append"], measured["tier_stats_after_append"]
     return {
-        "bench": "search_latency",
-        "chunks": n_chunks,
-        "data": kind,
-        "queries": n_queries,
         "reference_queries": len(ref["vec0_knn"]),
-        "dims": DIMS,
-        "build_s": round(build_s, 1),
         "reference_blob_scan_ms": {"p50": _p(ref["blob_scan"], 50)},
         "reference_vec0_knn_ms": {"p50": _p(ref["vec0_knn"], 50)},
-        "vector_ms": {"p50": _p(timings["vector"], 50), "p95": _p(timings["vector"], 95)},
+        "vector_ms": _p50_p95(timings["vector"]),
         "vector_ms_interleaved_with_references": {"p50": round(trove_interleaved, 3)},
         "vector_speedup_vs_vec0_knn_p50": round(vec0 / trove_interleaved, 1),
         "vector_speedup_vs_blob_scan_p50": round(blob / trove_interleaved, 1),
         "recall_at_10": round(float(np.mean(recalls)), 4),
-        "hybrid_ms": {"p50": _p(timings["hybrid"], 50), "p95": _p(timings["hybrid"], 95)},
-        "bm25_ms": {"p50": _p(timings["bm25"], 50), "p95": _p(timings["bm25"], 95)},
+        "hybrid_ms": _p50_p95(timings["hybrid"]),
+        "bm25_ms": _p50_p95(timings["bm25"]),
+        "bm25_store_ms": _p50_p95(timings["bm25_store"]),
         "service_open_ms": measured["open_ms"],
         "first_search_after_start_ms": measured["first_search_ms"],
         "rss_mb": measured["rss_mb"],
@@ -423,6 +741,35 @@ def main() -> None:
     )
     parser.add_argument("--data", choices=("gaussian", "uniform"), default="gaussian")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--backend",
+        choices=("sqlite", "postgres", "both"),
+        default="sqlite",
+        help="postgres: the same chunks in a PostgreSQL base, loaded by COPY (default: sqlite)",
+    )
+    parser.add_argument(
+        "--dsn", help="an existing PostgreSQL server (default: an embedded one in a temp dir)"
+    )
+    parser.add_argument("--hnsw-m", type=int, default=16)
+    parser.add_argument("--ef-construction", type=int, default=64)
+    parser.add_argument(
+        "--ef-sweep", default="40,100,200,400", help="ef_search values measured on the store's SQL"
+    )
+    parser.add_argument(
+        "--halfvec", action="store_true", help="also a halfvec expression index, measured beside"
+    )
+    parser.add_argument(
+        "--pg-setting",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a server setting for the embedded server (over pg_bench.BUILD_SETTINGS)",
+    )
+    parser.add_argument(
+        "--text-queries",
+        type=int,
+        help="PostgreSQL: BM25 and hybrid on only the first N queries (default: all)",
+    )
     parser.add_argument("--probe", help=argparse.SUPPRESS)
     parser.add_argument("--base", help=argparse.SUPPRESS)
     parser.add_argument("--probe-queries", help=argparse.SUPPRESS)
@@ -430,7 +777,28 @@ def main() -> None:
     if args.probe:
         probe(args)
         return
-    print(json.dumps(run(args.n, args.queries, args.ref_queries, args.data, args.seed)))
+    backends = {"sqlite", "postgres"} if args.backend == "both" else {args.backend}
+    if "postgres" not in backends:
+        print(
+            json.dumps(run(args.n, args.queries, args.ref_queries, args.data, args.seed, backends))
+        )
+        return
+    settings = dict(BUILD_SETTINGS)
+    for item in args.pg_setting:
+        name, _, value = item.partition("=")
+        settings[name.strip()] = value.strip()
+    with bench_server(args.dsn, settings) as server:
+        pg = PgOptions(
+            server.dsn,
+            args.hnsw_m,
+            args.ef_construction,
+            tuple(int(x) for x in args.ef_sweep.split(",") if x.strip()),
+            args.halfvec,
+            args.text_queries or args.queries,
+            server.settings,
+        )
+        result = run(args.n, args.queries, args.ref_queries, args.data, args.seed, backends, pg)
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":
