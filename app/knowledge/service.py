@@ -36,6 +36,7 @@ from app.knowledge import (
     providers_config,
     query,
     relevance,
+    server_import,
 )
 from app.knowledge import doctor as integrity
 from app.knowledge.ask import citations as ask_citations
@@ -71,7 +72,7 @@ from app.knowledge.pipeline.store.index_store import (
     MaterialInfo,
 )
 from app.knowledge.pipeline.store.registry import StoreRegistry
-from app.knowledge.portable import export, importer, staging, to_server, transfer
+from app.knowledge.portable import export, importer, staging, transfer
 from app.knowledge.portable.archive import TransferCancelled
 from app.knowledge.provider_errors import provider_failure
 from app.knowledge.server_index import catalog_opener, server_lookup
@@ -446,7 +447,7 @@ class KnowledgeService:
         self._require_writable()
         with _cancellable():
             if dsn is not None:
-                report = to_server.import_to_server(
+                report = server_import.import_to_server(
                     self.parts, path, dsn, name=name, progress=progress, cancelled=cancelled
                 )
                 self.catalog.watch_new_servers()

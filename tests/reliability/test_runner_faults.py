@@ -337,7 +337,7 @@ def test_when_even_the_release_fails_run_job_returns_and_the_next_start_recovers
     assert row.owner == current_owner()
     lift()
     # The next start runs in another process: this one's pid is then dead.
-    monkeypatch.setattr("app.knowledge.jobs.recovery.owner_alive", lambda owner: False)
+    monkeypatch.setattr("app.knowledge.catalog.routing.owner_alive", lambda owner: False)
     recover(svc.parts)
     assert_settled(svc)
     assert _item_code(svc, item) == ErrorCode.INDEXING_INTERRUPTED
