@@ -219,7 +219,7 @@ class BulkLoad:
         t = time.perf_counter()
         chunk_rows: list[tuple[Any, ...]] = []
         unit_rows: list[tuple[Any, ...]] = []
-        posting_rows: list[tuple[str, int, int, int]] = []
+        posting_rows: list[tuple[str, int, int, int, int]] = []
         char_counts: list[int] = []
         for m, (material_id, item_id, _path, title) in enumerate(materials):
             title_tokens = self._tokens(title)
@@ -257,7 +257,9 @@ class BulkLoad:
                 for tok in body:
                     in_body[tok] = in_body.get(tok, 0) + 1
                 for term in in_body.keys() | in_title.keys():
-                    posting_rows.append((term, cid, in_body.get(term, 0), in_title.get(term, 0)))
+                    posting_rows.append(
+                        (term, cid, in_body.get(term, 0), in_title.get(term, 0), length)
+                    )
                 pos += len(text) + 1
             char_counts.append(pos)
         self.tokenize_s += time.perf_counter() - t
@@ -288,7 +290,7 @@ class BulkLoad:
             for start in range(0, len(posting_rows), _FLUSH_ROWS):
                 self._copy(
                     cur,
-                    "COPY postings (term, unit_id, body_tf, title_tf) FROM STDIN",
+                    "COPY postings (term, unit_id, body_tf, title_tf, unit_length) FROM STDIN",
                     posting_rows[start : start + _FLUSH_ROWS],
                 )
             with cur.copy(
@@ -345,19 +347,21 @@ class BulkLoad:
                 return d.name
         return "vectors_hnsw"
 
-    def build_hnsw(self, m: int, ef_construction: int, *, halfvec: bool = False) -> float:
-        """The HNSW index over every vector (cosine), or over their half-precision cast
-        (`halfvec`: an expression index beside the store's, which the store never uses);
-        seconds."""
-        if halfvec:
-            dims = self.conn.execute("SELECT value FROM meta WHERE key = 'dimensions'").fetchone()
-            assert dims is not None, "the vectors table exists"
-            target = sql.SQL("((embedding::halfvec({})) halfvec_cosine_ops)").format(
-                sql.Literal(int(dims[0]))
-            )
-            name = self.hnsw_name() + "_halfvec"
-        else:
+    def build_hnsw(self, m: int, ef_construction: int, *, float_index: bool = False) -> float:
+        """The store's HNSW index (cosine over the half-precision cast, as
+        schema.create_vector_index builds it), or with `float_index` one over the
+        full-precision vectors beside it, to compare; seconds."""
+        from app.knowledge.pipeline.store.pg.schema import halfvec_of
+
+        dims = self.conn.execute("SELECT value FROM meta WHERE key = 'dimensions'").fetchone()
+        assert dims is not None, "the vectors table exists"
+        if float_index:
             target = sql.SQL("(embedding vector_cosine_ops)")
+            name = self.hnsw_name() + "_float"
+        else:
+            target = sql.SQL("({} halfvec_cosine_ops)").format(
+                halfvec_of("embedding", int(dims[0]))
+            )
             name = self.hnsw_name()
         t = time.perf_counter()
         self.conn.execute(
@@ -390,3 +394,76 @@ class BulkLoad:
 
     def close(self) -> None:
         self.conn.close()
+
+
+def join_ranking_query(phrases: list[Any], limit: int) -> tuple[sql.Composed, list[object]]:
+    """The store's BM25 SQL before postings carried their passage's length (schema v2): the
+    same scores, with a window count per phrase and a join of every posting to fts_units.
+    Kept as the reference the store's query is measured against, in the same run."""
+    from app.knowledge.pipeline.store.pg.bm25 import (
+        BODY_WEIGHT,
+        K1,
+        TITLE_WEIGHT,
+        B,
+        _float,
+        _prefix_end,
+    )
+
+    parts: list[sql.Composable] = []
+    params: list[object] = []
+    for idx, phrase in enumerate(phrases):
+        select = sql.SQL(
+            "SELECT {} AS idx, unit_id, body_tf, title_tf FROM postings WHERE "
+        ).format(sql.Literal(idx))
+        end = _prefix_end(phrase.term) if phrase.prefix else None
+        if not phrase.prefix:
+            parts.append(select + sql.SQL("term = %s"))
+            params.append(phrase.term)
+        elif end is not None:
+            parts.append(select + sql.SQL("term >= %s AND term < %s"))
+            params.extend([phrase.term, end])
+        else:
+            parts.append(select + sql.SQL("starts_with(term, %s)"))
+            params.append(phrase.term)
+    found = sql.SQL(" UNION ALL ").join(parts)
+    # Every constant is float8: a numeric one would make PostgreSQL compute in numeric,
+    # slower and rounded differently from FTS5's doubles.
+    query = sql.SQL(
+        """
+        WITH found AS ({found}),
+        freq AS (
+            SELECT idx, unit_id,
+                   sum(body_tf)::float8 * {body} + sum(title_tf)::float8 * {title} AS f
+            FROM found GROUP BY idx, unit_id
+        ),
+        hits AS (
+            SELECT idx, unit_id, f, (count(*) OVER (PARTITION BY idx))::float8 AS nhit
+            FROM freq
+        ),
+        stats AS (
+            SELECT sum(units)::float8 AS n, sum(tokens)::float8 AS total FROM fts_stats
+        )
+        SELECT h.unit_id,
+               sum(
+                   CASE WHEN ln((s.n - h.nhit + 0.5::float8) / (h.nhit + 0.5::float8)) <= 0
+                        THEN 1e-6::float8
+                        ELSE ln((s.n - h.nhit + 0.5::float8) / (h.nhit + 0.5::float8)) END
+                   * (h.f * ({k1} + 1::float8))
+                   / (h.f + {k1} * (1::float8 - {b} + {b} * u.length::float8 / (s.total / s.n)))
+               ) AS score
+        FROM hits h
+        JOIN fts_units u ON u.id = h.unit_id
+        CROSS JOIN stats s
+        GROUP BY h.unit_id
+        ORDER BY score DESC, h.unit_id
+        LIMIT %s
+        """
+    ).format(
+        found=found,
+        body=_float(BODY_WEIGHT),
+        title=_float(TITLE_WEIGHT),
+        k1=_float(K1),
+        b=_float(B),
+    )
+    params.append(limit)
+    return query, params

@@ -56,9 +56,18 @@ from app.knowledge.pipeline.indexing.tokenize import (  # noqa: E402
     query_tokens,
 )
 from app.knowledge.pipeline.store.index_store import ChunkRecord  # noqa: E402
+from app.knowledge.pipeline.store.pg import bm25  # noqa: E402
+from app.knowledge.pipeline.store.pg import store as pg_store  # noqa: E402
+from app.knowledge.pipeline.store.pg.tokens import parse_match  # noqa: E402
 from app.knowledge.service import KnowledgeService  # noqa: E402
 from app.knowledge.types import IndexBackend, ItemStatus, ItemType, SearchMode  # noqa: E402
-from tests.bench.pg_bench import BUILD_SETTINGS, BulkLoad, bench_server, connect  # noqa: E402
+from tests.bench.pg_bench import (  # noqa: E402
+    BUILD_SETTINGS,
+    BulkLoad,
+    bench_server,
+    connect,
+    join_ranking_query,
+)
 
 DIMS = 384
 CHUNKS_PER_ITEM = 100
@@ -229,7 +238,7 @@ class PgOptions:
     m: int
     ef_construction: int
     ef_sweep: tuple[int, ...]
-    halfvec: bool
+    float_index: bool
     text_queries: int
     settings: dict[str, str] = field(default_factory=dict)
 
@@ -308,9 +317,9 @@ def _finish_pg_load(load: BulkLoad, pg: PgOptions) -> dict[str, Any]:
     out["btree_indexes_s"] = load.finish()
     out["btree_indexes_total_s"] = round(time.perf_counter() - t, 1)
     out["hnsw_build_s"] = round(load.build_hnsw(pg.m, pg.ef_construction), 1)
-    if pg.halfvec:
-        out["hnsw_halfvec_build_s"] = round(
-            load.build_hnsw(pg.m, pg.ef_construction, halfvec=True), 1
+    if pg.float_index:
+        out["hnsw_float_build_s"] = round(
+            load.build_hnsw(pg.m, pg.ef_construction, float_index=True), 1
         )
     out["analyze_s"] = round(load.analyze(), 1)
     out["build_notices"] = sorted(set(load.notices))
@@ -447,7 +456,7 @@ def measure_pg(
 ) -> dict[str, Any]:
     """Vector search and BM25 through the store (as the app searches), hybrid through the
     service; then the store's vector SQL at each ef_search of the sweep (and over the
-    halfvec index when built), with recall@10 against exact search."""
+    full-precision index when built), with recall@10 against exact search."""
     assert built.pg_base is not None
     vectors = {t: v for t, v in zip(texts, qvecs, strict=True)}
     t = time.perf_counter()
@@ -466,11 +475,16 @@ def measure_pg(
         recalls.append(len({cid for cid, _ in got[:10]} & set(truth)) / 10)
     # Full text at a million chunks takes seconds a query here: a prefix of the queries.
     full_text = texts[: pg.text_queries]
+    reference = connect(pg.dsn, built.pg_schema)
+    timings["bm25_sql"] = []
+    timings["bm25_join_reference"] = []
     for text in full_text:
         match = fts_match_expression(query_tokens(text))
         t = time.perf_counter()
         store.bm25_search(match, CANDIDATES)
         timings["bm25_store"].append((time.perf_counter() - t) * 1000)
+        timings["bm25_sql"].append(_ranking_ms(reference, match, bm25.ranking_query))
+        timings["bm25_join_reference"].append(_ranking_ms(reference, match, join_ranking_query))
         t = time.perf_counter()
         svc.search(built.pg_base, text, mode=SearchMode.BM25)
         timings["bm25"].append((time.perf_counter() - t) * 1000)
@@ -489,6 +503,7 @@ def measure_pg(
             store, svc.parts.stores.get(built.sqlite_base), built.sqlite_ids, full_text
         )
     svc.close()
+    reference.close()
     result: dict[str, Any] = {
         "checks": checks,
         "service_open_ms": round(open_ms, 1),
@@ -496,6 +511,11 @@ def measure_pg(
         "vector_ms": _p50_p95(timings["vector"]),
         "recall_at_10": round(float(np.mean(recalls)), 4),
         "bm25_store_ms": _p50_p95(timings["bm25_store"]),
+        "bm25_sql_ms": _p50_p95(timings["bm25_sql"]),
+        "bm25_join_reference_ms": _p50_p95(timings["bm25_join_reference"]),
+        "bm25_sql_speedup_vs_join_reference_p50": round(
+            _p(timings["bm25_join_reference"], 50) / max(_p(timings["bm25_sql"], 50), 1e-9), 1
+        ),
         "bm25_ms": _p50_p95(timings["bm25"]),
         "hybrid_ms": _p50_p95(timings["hybrid"]),
     }
@@ -506,13 +526,26 @@ def measure_pg(
     }
     conn = connect(pg.dsn, built.pg_schema)
     sweep: dict[str, Any] = {}
-    kinds = ["vector", "halfvec"] if pg.halfvec else ["vector"]
+    kinds = ["halfvec", "vector"] if pg.float_index else ["halfvec"]
     for ef in pg.ef_sweep:
         for kind in kinds:
             sweep[f"{kind}_ef{ef}"] = _sql_sweep(conn, qvecs, exact, ef, kind)
     conn.close()
     result["ef_search_sweep"] = sweep
     return result
+
+
+def _ranking_ms(conn: Any, match: str, build: Any) -> float:
+    """One BM25 ranking SQL (the store's, or schema v2's join reference) on the base, ms."""
+    phrases = parse_match(match)
+    if not phrases:
+        return 0.0
+    query, params = build(phrases, CANDIDATES)
+    t = time.perf_counter()
+    conn.execute(query, params).fetchall()
+    elapsed = (time.perf_counter() - t) * 1000
+    conn.rollback()
+    return elapsed
 
 
 def _bm25_without_jit(
@@ -560,8 +593,8 @@ def _bm25_agreement(
 def _sql_sweep(
     conn: Any, qvecs: FloatMatrix, exact: list[list[int]], ef: int, kind: str
 ) -> dict[str, Any]:
-    """The store's vector query (top 50 by cosine distance) at one ef_search, over the
-    float index or the halfvec expression index."""
+    """The store's vector query (top 50 by cosine distance) at one ef_search, over its
+    halfvec expression index or the full-precision one (`--float-index`)."""
     if kind == "halfvec":
         order = f"embedding::halfvec({DIMS}) <=> %s::halfvec({DIMS})"
     else:
@@ -628,8 +661,12 @@ def run(
             exact = [exact_top(built.corpus, pg_ids, q, 10) for q in qvecs]
             out["postgres"] = {
                 "server": pg.settings,
-                "hnsw": {"m": pg.m, "ef_construction": pg.ef_construction, "type": "vector"},
-                "store_ef_search": "max(100, 2 x limit): 100 for the 50 candidates",
+                "hnsw": {
+                    "m": pg.m,
+                    "ef_construction": pg.ef_construction,
+                    "type": "halfvec expression index, rescored at full precision",
+                },
+                "store_ef_search": min(1000, max(pg_store.EF_SEARCH, 4 * CANDIDATES)),
                 **measure_pg(data_dir, built, pg, texts, qvecs, exact),
             }
         # After PostgreSQL: the probe's foreign append changes the SQLite base.
@@ -756,7 +793,10 @@ def main() -> None:
         "--ef-sweep", default="40,100,200,400", help="ef_search values measured on the store's SQL"
     )
     parser.add_argument(
-        "--halfvec", action="store_true", help="also a halfvec expression index, measured beside"
+        "--float-index",
+        action="store_true",
+        help="also an HNSW index over the full-precision vectors, measured beside the store's "
+        "halfvec one",
     )
     parser.add_argument(
         "--pg-setting",
@@ -793,7 +833,7 @@ def main() -> None:
             args.hnsw_m,
             args.ef_construction,
             tuple(int(x) for x in args.ef_sweep.split(",") if x.strip()),
-            args.halfvec,
+            args.float_index,
             args.text_queries or args.queries,
             server.settings,
         )

@@ -16,6 +16,7 @@ pytest.importorskip("pgvector.psycopg", reason="the postgres extra is not instal
 pytest.importorskip("psycopg_pool", reason="the postgres extra is not installed")
 
 import psycopg
+from pgvector.psycopg import register_vector
 
 from app.knowledge.jobs.index_documents import text_hash
 from app.knowledge.pipeline.indexing.tokenize import fts_match_expression, query_tokens
@@ -175,6 +176,103 @@ def test_hnsw_search_finds_the_exact_nearest(store: PgIndexStore) -> None:
         assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
 
 
+def test_vector_search_uses_the_halfvec_index_and_scores_at_full_precision(
+    pg_dsn: str, store: PgIndexStore
+) -> None:
+    rng = np.random.default_rng(5)
+    store.ensure_vectors(16)
+    vectors = _unit(rng, 40, 16)
+    ids = store.rebuild_material(
+        "a", "a.md", "A", 400, _records(*[f"c{i}" for i in range(40)]), vectors
+    )
+    query = store_module._vector_query(16)
+    with psycopg.connect(pg_dsn) as conn:
+        register_vector(conn)
+        conn.execute(f'SET search_path TO "{store.schema}", public')
+        conn.execute("SET enable_seqscan = off")  # 40 rows: make the plan say it can
+        plan = " ".join(
+            str(r[0])
+            for r in conn.execute(b"EXPLAIN " + query.as_bytes(conn), {"q": vectors[0], "limit": 5})
+        )
+        index = conn.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = 'vectors_hnsw' AND schemaname = %s",
+            (store.schema,),
+        ).fetchone()
+    assert "vectors_hnsw" in plan
+    assert index is not None and "halfvec_cosine_ops" in index[0]
+    hits = store.vector_search(vectors[7], 3)
+    assert hits[0][0] == ids[7]
+    # Scores are the stored float32 vectors' cosine, not the half-precision index's.
+    assert hits[0][1] == pytest.approx(1.0, abs=1e-6)
+
+
+def test_an_index_of_schema_version_2_migrates_and_searches_the_same(
+    pg_dsn: str, pg_schema: str
+) -> None:
+    from app.knowledge.pipeline.store.pg import schema as pg_schema_module
+
+    with psycopg.connect(pg_dsn) as conn:
+        conn.execute(f'CREATE SCHEMA "{pg_schema}"')
+        conn.execute(f'CREATE TABLE "{pg_schema}".meta (key text PRIMARY KEY, value text NOT NULL)')
+        conn.execute(f'SET search_path TO "{pg_schema}", public')
+        for migration in pg_schema_module.MIGRATIONS[:2]:
+            migration(conn)
+        conn.execute("INSERT INTO meta VALUES ('schema_version', '2'), ('dimensions', '4')")
+        conn.execute(
+            "CREATE TABLE vectors (chunk_id bigint PRIMARY KEY REFERENCES chunks (id) "
+            "ON DELETE CASCADE, embedding vector(4) NOT NULL)"
+        )
+        conn.execute(
+            "CREATE INDEX vectors_hnsw ON vectors USING hnsw (embedding vector_cosine_ops)"
+        )
+        conn.execute(
+            "INSERT INTO materials (id, item_id, relative_path, title, char_count) "
+            "VALUES (1, 'a', 'a.md', 'Tides', 30)"
+        )
+        conn.execute(
+            "INSERT INTO chunks (id, material_id, item_id, seq, char_start, char_end, "
+            "token_count, text, text_hash) VALUES (1, 1, 'a', 0, 0, 16, 3, "
+            "'the moon pulls tides', 'h')"
+        )
+        conn.execute(
+            "INSERT INTO fts_units (id, material_id, char_start, char_end, first_seq, last_seq, "
+            "length) VALUES (1, 1, 0, 16, 0, 0, 5)"
+        )
+        conn.execute(
+            "INSERT INTO postings (term, unit_id, body_tf, title_tf) VALUES "
+            "('the', 1, 1, 0), ('moon', 1, 1, 0), ('pull', 1, 1, 0), ('tide', 1, 1, 1)"
+        )
+        conn.execute("INSERT INTO fts_stats (units, tokens) VALUES (1, 5)")
+        conn.execute("INSERT INTO vectors VALUES (1, '[1,0,0,0]')")
+    store = PgIndexStore(pg_dsn, pg_schema)
+    try:
+        assert store.fts_integrity_check() == [] and store.integrity_check() == []
+        assert [h.chunk_id for h in store.bm25_search('"moon"', 5)] == [1]
+        assert store.vector_search(np.array([1, 0, 0, 0], dtype=np.float32), 1) == [(1, 1.0)]
+        with psycopg.connect(pg_dsn) as conn:
+            index = conn.execute(
+                "SELECT indexdef FROM pg_indexes WHERE indexname = 'vectors_hnsw' "
+                "AND schemaname = %s",
+                (pg_schema,),
+            ).fetchone()
+        assert index is not None and "halfvec" in index[0]
+    finally:
+        store.close()
+
+
+def test_a_pgvector_older_than_0_7_is_refused_with_what_to_do(
+    pg_dsn: str, pg_schema: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.knowledge.pipeline.store.pg import schema as pg_schema_module
+
+    assert pg_schema_module.version_tuple("0.8.1") == (0, 8, 1)
+    assert pg_schema_module.version_tuple("0.7.0-dev") == (0, 7, 0)
+    assert pg_schema_module.version_tuple("0.6.2") < pg_schema_module.MIN_PGVECTOR
+    monkeypatch.setattr(pg_schema_module, "extension_version", lambda conn: "0.6.2")
+    with pytest.raises(PgUnavailableError, match=r"pgvector is version 0\.6\.2.*ALTER EXTENSION"):
+        PgIndexStore(pg_dsn, pg_schema)
+
+
 def test_two_pools_writing_one_schema_lose_no_rows(pg_dsn: str, pg_schema: str) -> None:
     first = PgIndexStore(pg_dsn, pg_schema)
     second = PgIndexStore(pg_dsn, pg_schema)  # another process's view: its own pool
@@ -266,6 +364,15 @@ def test_doctor_repairs_and_integrity_checks(pg_dsn: str, store: PgIndexStore) -
     problems = store.fts_integrity_check()
     assert len(problems) == 2 and "do not add up" in problems[0] and "statistics" in problems[1]
     # Passages (0, 0), (1, 1) and one for the chunk at seq 2 (as the SQLite index counts).
+    assert store.rebuild_fts() == 3 and store.fts_integrity_check() == []
+    # A posting whose copy of its passage's length is stale would skew BM25: found, repaired.
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        conn.execute(
+            f'UPDATE "{store.schema}".postings SET unit_length = unit_length + 3 '
+            f'WHERE unit_id = (SELECT min(id) FROM "{store.schema}".fts_units)'
+        )
+    (problem,) = store.fts_integrity_check()
+    assert "carry another" in problem
     assert store.rebuild_fts() == 3 and store.fts_integrity_check() == []
     with psycopg.connect(pg_dsn, autocommit=True) as conn:
         conn.execute(f'DROP TABLE "{store.schema}".fts_stats')

@@ -8,8 +8,9 @@ with k1 = 1.2, b = 0.75; f(p) = the sum over columns of weight * occurrences of 
 1.0, title 2.0); D = the row's tokens in all columns (unweighted); avgdl = all tokens /
 all rows; idf(p) = ln((N - n(p) + 0.5) / (n(p) + 0.5)), 1e-6 where that is <= 0, N the
 rows and n(p) the rows p occurs in. A prefix phrase occurs wherever any term it begins
-does. The SQL below computes exactly this over `postings` and `fts_units.length`, so a
-base ranks the same on PostgreSQL as on SQLite (tests/postgres/test_bm25_parity.py).
+does. The SQL below computes exactly this over `postings` (which carry each passage's
+length), so a base ranks the same on PostgreSQL as on SQLite
+(tests/postgres/test_bm25_parity.py).
 
 N and the total length are the sums of the `fts_stats` deltas each write transaction
 appends (see schema.py), read in the query's snapshot: writers never contend on them.
@@ -40,64 +41,75 @@ def _float(value: float) -> sql.Composed:
     return sql.SQL("{}::float8").format(sql.Literal(repr(float(value))))
 
 
+def _phrase_rows(idx: int, phrase: Phrase) -> tuple[sql.Composed, list[object]]:
+    """(idx, unit id, f, passage length) of every passage the phrase occurs in. A term's
+    postings are unique per passage; a prefix's are summed over the terms it begins."""
+    end = _prefix_end(phrase.term) if phrase.prefix else None
+    if not phrase.prefix:
+        where, params = sql.SQL("term = %s"), [phrase.term]
+    elif end is not None:
+        where, params = sql.SQL("term >= %s AND term < %s"), [phrase.term, end]
+    else:
+        where, params = sql.SQL("starts_with(term, %s)"), [phrase.term]
+    if not phrase.prefix:
+        select = sql.SQL(
+            "SELECT {idx} AS idx, unit_id, body_tf::float8 * {body} + title_tf::float8 * {title}"
+            " AS f, unit_length FROM postings WHERE {where}"
+        )
+    else:
+        select = sql.SQL(
+            "SELECT {idx} AS idx, unit_id, sum(body_tf)::float8 * {body}"
+            " + sum(title_tf)::float8 * {title} AS f, min(unit_length) AS unit_length"
+            " FROM postings WHERE {where} GROUP BY unit_id"
+        )
+    query = select.format(
+        idx=sql.Literal(idx), body=_float(BODY_WEIGHT), title=_float(TITLE_WEIGHT), where=where
+    )
+    return query, list(params)
+
+
 def ranking_query(phrases: list[Phrase], limit: int) -> tuple[sql.Composed, list[object]]:
     """SQL returning (unit id, score) of the best `limit` passages, best first, and its
-    parameters. `phrases` must not be empty."""
+    parameters. `phrases` must not be empty.
+
+    Each phrase's postings are read once, by an index-only scan of the postings key (which
+    carries the counts and the passage length), into `found`; the phrases' passage counts
+    (idf) come from that, then one aggregate sums the per-phrase terms by passage."""
     parts: list[sql.Composable] = []
     params: list[object] = []
     for idx, phrase in enumerate(phrases):
-        select = sql.SQL(
-            "SELECT {} AS idx, unit_id, body_tf, title_tf FROM postings WHERE "
-        ).format(sql.Literal(idx))
-        end = _prefix_end(phrase.term) if phrase.prefix else None
-        if not phrase.prefix:
-            parts.append(select + sql.SQL("term = %s"))
-            params.append(phrase.term)
-        elif end is not None:
-            parts.append(select + sql.SQL("term >= %s AND term < %s"))
-            params.extend([phrase.term, end])
-        else:
-            parts.append(select + sql.SQL("starts_with(term, %s)"))
-            params.append(phrase.term)
+        part, part_params = _phrase_rows(idx, phrase)
+        parts.append(part)
+        params.extend(part_params)
     found = sql.SQL(" UNION ALL ").join(parts)
     # Every constant is float8: a numeric one would make PostgreSQL compute in numeric,
     # slower and rounded differently from FTS5's doubles.
     query = sql.SQL(
         """
-        WITH found AS ({found}),
-        freq AS (
-            SELECT idx, unit_id,
-                   sum(body_tf)::float8 * {body} + sum(title_tf)::float8 * {title} AS f
-            FROM found GROUP BY idx, unit_id
-        ),
-        hits AS (
-            SELECT idx, unit_id, f, (count(*) OVER (PARTITION BY idx))::float8 AS nhit
-            FROM freq
-        ),
+        WITH found AS MATERIALIZED ({found}),
         stats AS (
             SELECT sum(units)::float8 AS n, sum(tokens)::float8 AS total FROM fts_stats
-        )
-        SELECT h.unit_id,
-               sum(
-                   CASE WHEN ln((s.n - h.nhit + 0.5::float8) / (h.nhit + 0.5::float8)) <= 0
+        ),
+        idf AS (
+            SELECT d.idx,
+                   CASE WHEN ln((s.n - d.nhit + 0.5::float8) / (d.nhit + 0.5::float8)) <= 0
                         THEN 1e-6::float8
-                        ELSE ln((s.n - h.nhit + 0.5::float8) / (h.nhit + 0.5::float8)) END
-                   * (h.f * ({k1} + 1::float8))
-                   / (h.f + {k1} * (1::float8 - {b} + {b} * u.length::float8 / (s.total / s.n)))
-               ) AS score
-        FROM hits h
-        JOIN fts_units u ON u.id = h.unit_id
+                        ELSE ln((s.n - d.nhit + 0.5::float8) / (d.nhit + 0.5::float8)) END
+                   AS w
+            FROM (SELECT idx, count(*)::float8 AS nhit FROM found GROUP BY idx) d
+            CROSS JOIN stats s
+        )
+        SELECT f.unit_id,
+               sum(i.w * (f.f * ({k1} + 1::float8))
+                   / (f.f + {k1} * (1::float8 - {b} + {b} * f.unit_length::float8
+                      / (s.total / s.n)))) AS score
+        FROM found f
+        JOIN idf i ON i.idx = f.idx
         CROSS JOIN stats s
-        GROUP BY h.unit_id
-        ORDER BY score DESC, h.unit_id
+        GROUP BY f.unit_id
+        ORDER BY score DESC, f.unit_id
         LIMIT %s
         """
-    ).format(
-        found=found,
-        body=_float(BODY_WEIGHT),
-        title=_float(TITLE_WEIGHT),
-        k1=_float(K1),
-        b=_float(B),
-    )
+    ).format(found=found, k1=_float(K1), b=_float(B))
     params.append(limit)
     return query, params

@@ -13,15 +13,18 @@ tokens.py) and BM25 is computed over them in SQL (see bm25.py).
 - materials, chunks: the columns of the SQLite index (ocr is a boolean here).
 - fts_units: passages, with `length`, the tokens of the passage's body plus its title
   (FTS5's document length: all columns, unweighted).
-- postings(term, unit_id, body_tf, title_tf): how often each token occurs in a passage's
-  body and its material's title. Key (term, unit_id), covering the counts; `term` is
-  COLLATE "C" so a prefix query is a range scan of the key.
+- postings(term, unit_id, body_tf, title_tf, unit_length): how often each token occurs in
+  a passage's body and its material's title, and the passage's length (a copy of
+  fts_units.length, so BM25 never joins a posting to its passage). Key (term, unit_id),
+  covering the rest; `term` is COLLATE "C" so a prefix query is a range scan of the key.
 - fts_stats(id, units, tokens): per-transaction deltas of the passage count and total
   length (BM25's N and average length); summed at query time, folded together now and
   then. Deltas instead of one counter row: writers on several machines never queue on
   one hot row.
 - vectors(chunk_id, embedding vector(d)): created by `create_vectors` once the dimension
-  is known, with an HNSW index (cosine).
+  is known, with an HNSW index (cosine) over the half-precision cast of the embedding
+  (`halfvec`: the same recall, 43 % smaller, up to 4,000 dimensions where `vector` stops
+  at 2,000); the stored vectors stay full precision and the search rescores with them.
 """
 
 from __future__ import annotations
@@ -118,7 +121,31 @@ def _v2(conn: psycopg.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Migration] = [_v1, _v2]
+def _v3(conn: psycopg.Connection) -> None:
+    """Postings carry their passage's length, and the HNSW index moves to halfvec.
+
+    BM25 then reads each term's postings by one index-only scan and no join: at 1M chunks
+    the join to fts_units and the per-term window count were most of an 8 s query. The
+    halfvec index measured equal recall at every ef_search on 100k and 1M chunks, 10-25 %
+    faster and 43 % smaller (README, PostgreSQL backend)."""
+    conn.execute("ALTER TABLE postings ADD COLUMN unit_length integer")
+    conn.execute(
+        "UPDATE postings p SET unit_length = u.length FROM fts_units u WHERE u.id = p.unit_id"
+    )
+    conn.execute("DELETE FROM postings WHERE unit_length IS NULL")  # no passage: never read
+    conn.execute("ALTER TABLE postings ALTER COLUMN unit_length SET NOT NULL")
+    conn.execute("ALTER TABLE postings DROP CONSTRAINT postings_pkey")
+    conn.execute(
+        "ALTER TABLE postings ADD CONSTRAINT postings_pkey "
+        "PRIMARY KEY (term, unit_id) INCLUDE (body_tf, title_tf, unit_length)"
+    )
+    row = conn.execute("SELECT value FROM meta WHERE key = 'dimensions'").fetchone()
+    if row is not None:
+        conn.execute("DROP INDEX IF EXISTS vectors_hnsw")
+        create_vector_index(conn, int(row[0]))
+
+
+MIGRATIONS: list[Migration] = [_v1, _v2, _v3]
 
 
 def set_search_path(conn: psycopg.Connection, schema: str, extension_schema: str) -> None:
@@ -184,6 +211,29 @@ def ensure_extension(conn: psycopg.Connection) -> str:
     return found
 
 
+# halfvec and its HNSW operator classes arrived in pgvector 0.7.0.
+MIN_PGVECTOR = (0, 7, 0)
+
+
+def extension_version(conn: psycopg.Connection) -> str | None:
+    """The installed pgvector's version string; None when it is not installed."""
+    row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+    return str(row[0]) if row else None
+
+
+def version_tuple(version: str) -> tuple[int, ...]:
+    """'0.8.1' -> (0, 8, 1); a suffix such as '0.7.0-dev' counts by its numbers."""
+    numbers: list[int] = []
+    for part in version.split("."):
+        digits = "".join(ch for ch in part if ch.isdigit()) if part else ""
+        if not digits:
+            break
+        numbers.append(int(digits))
+        if not part.isdigit():
+            break
+    return tuple(numbers)
+
+
 def extension_schema(conn: psycopg.Connection) -> str | None:
     """The schema pgvector is installed in; None when it is not installed."""
     row = conn.execute(
@@ -202,7 +252,21 @@ def create_vectors(conn: psycopg.Connection, dimensions: int) -> None:
             "embedding vector({}) NOT NULL)"
         ).format(sql.Literal(int(dimensions)))
     )
-    conn.execute("CREATE INDEX vectors_hnsw ON vectors USING hnsw (embedding vector_cosine_ops)")
+    create_vector_index(conn, dimensions)
+
+
+def halfvec_of(column: str, dimensions: int) -> sql.Composed:
+    """The expression the HNSW index is built on; a query must name it exactly (the same
+    cast, the same dimension) for the planner to use the index."""
+    return sql.SQL("({}::halfvec({}))").format(sql.Identifier(column), sql.Literal(int(dimensions)))
+
+
+def create_vector_index(conn: psycopg.Connection, dimensions: int) -> None:
+    conn.execute(
+        sql.SQL("CREATE INDEX vectors_hnsw ON vectors USING hnsw ({} halfvec_cosine_ops)").format(
+            halfvec_of("embedding", dimensions)
+        )
+    )
 
 
 def drop_vectors(conn: psycopg.Connection) -> None:
