@@ -23,7 +23,7 @@ from app.knowledge.service import KnowledgeService
 from app.knowledge.types import Base, IndexBackend
 from app.ui import i18n
 from app.ui.bases.attach_dialog import AttachBaseDialog, listed_bases
-from app.ui.bases.base_list import BasesPanel
+from app.ui.bases.base_list import BasesPanel, local_icon, server_icon
 from app.ui.context import UiContext
 from app.ui.settings.new_base_dialog import NewBaseDialog
 from tests.conftest import write_files
@@ -285,12 +285,13 @@ def test_attach_with_an_unknown_id_says_so(
     assert dialog.isVisible() and ui_ctx.service.list_bases() == []
 
 
-def test_local_bases_have_no_badge_and_no_detach(qtbot: QtBot, ui_ctx: UiContext) -> None:
+def test_local_bases_have_the_local_icon_and_no_detach(qtbot: QtBot, ui_ctx: UiContext) -> None:
     ui_ctx.service.create_base("Mine")
     panel = _panel(qtbot, ui_ctx)
     qtbot.waitUntil(lambda: panel.selected_base() is not None)
     index = panel.model.index(0)
-    assert index.data(Qt.ItemDataRole.DecorationRole) is None
+    drawn = index.data(Qt.ItemDataRole.DecorationRole).pixmap(16).toImage()
+    assert drawn == local_icon().pixmap(16).toImage() != server_icon().pixmap(16).toImage()
     assert "PostgreSQL" not in index.data(Qt.ItemDataRole.ToolTipRole)
     assert not panel.detach_action.isVisible()
 

@@ -1,9 +1,10 @@
 """The list of knowledge bases on the left of the window: a list model over `Base` records and
 the panel with create, attach, rename, detach and delete.
 
-A base whose index lives on a PostgreSQL server carries a network-drive icon and names its
-server in the tooltip; it can be detached (this desktop stops using it, it stays on the
-server) as well as deleted, and deleting it says that it goes for everyone."""
+A base whose index lives on a PostgreSQL server carries a network-drive icon (a local one a
+hard-drive icon) and names its server in the tooltip; it can be detached (this desktop
+stops using it, it stays on the server) as well as deleted, and deleting it says that it
+goes for everyone."""
 
 from __future__ import annotations
 
@@ -98,8 +99,10 @@ class BaseListModel(QAbstractListModel):
             return self._tooltip(base)
         if role == Qt.ItemDataRole.ForegroundRole and base.status is BaseStatus.FAILED:
             return theme.message_colour("error")
-        if role == Qt.ItemDataRole.DecorationRole and on_server(base):
-            return server_icon()
+        if role == Qt.ItemDataRole.DecorationRole:
+            # Every row has an icon, so local and shared rows are the same height and
+            # their names line up (a local row without one looked like a heading).
+            return server_icon() if on_server(base) else local_icon()
         if role == BASE_ROLE:
             return base
         return None
@@ -132,6 +135,10 @@ def on_server(base: Base) -> bool:
 
 def server_icon() -> QIcon:
     return QApplication.style().standardIcon(QStyle.StandardPixmap.SP_DriveNetIcon)
+
+
+def local_icon() -> QIcon:
+    return QApplication.style().standardIcon(QStyle.StandardPixmap.SP_DriveHDIcon)
 
 
 class BasesPanel(QWidget):

@@ -298,6 +298,8 @@ class NewBaseDialog(QDialog):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        if event.spontaneous():  # the person (window manager) sized it: keep their height
+            self._fit_height = False
         if event.size().width() != event.oldSize().width():
             self._fit_to_content()  # a narrower dialog wraps the labels onto more lines
 
@@ -315,9 +317,11 @@ class NewBaseDialog(QDialog):
             else layout.totalSizeHint().height()
         )
         self.setMinimumHeight(needed)
-        if self.height() < needed or self._fit_height:
+        # After a fold or unfold the height follows the content both ways until the person
+        # resizes the dialog: the change is laid out over more than one request, and the
+        # first may still count the folded rows.
+        if self.height() < needed or (self._fit_height and self.height() != needed):
             self.resize(self.width(), needed)
-        self._fit_height = False
 
     @Slot()
     def _on_input_changed(self) -> None:
