@@ -208,10 +208,6 @@
         <source>Choose one below, then attach it.</source>
         <translation type="unfinished"></translation>
     </message>
-    <message>
-        <source>Type the ID of one of them: {0}</source>
-        <translation type="unfinished"></translation>
-    </message>
 </context>
 <context>
     <name>BaseListModel</name>

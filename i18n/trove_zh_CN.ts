@@ -204,10 +204,6 @@
         <source>Choose one below, then attach it.</source>
         <translation>请在下方选择一个，然后连接。</translation>
     </message>
-    <message>
-        <source>Type the ID of one of them: {0}</source>
-        <translation>请输入其中一个的 ID：{0}</translation>
-    </message>
 </context>
 <context>
     <name>BaseListModel</name>

@@ -27,6 +27,7 @@ from app.knowledge.types import (
     DEFAULT_CHUNK_OVERLAP,
     DEFAULT_CHUNK_SIZE,
     DEFAULT_DOCUMENT_COUNT,
+    AmbiguousBaseError,
     Base,
     BaseChanges,
     BaseSettings,
@@ -182,10 +183,10 @@ def attach_base(parts: EngineParts, dsn: str, base_id: str | None) -> Base:
         wanted = f"knowledge base {base_id}" if base_id else "no Trove knowledge base"
         raise TroveError(ErrorCode.BASE_NOT_FOUND, f"{wanted} on {where}")
     if len(found) > 1:
-        names = ", ".join(f"{s.get('name')} ({s.get('id')})" for s in found)
-        raise TroveError(
-            ErrorCode.BASE_AMBIGUOUS,
-            f"the server holds several bases; choose one with --base: {names}",
+        choices = [(str(s.get("id")), str(s.get("name"))) for s in found]
+        names = ", ".join(f"{name} ({base_id})" for base_id, name in choices)
+        raise AmbiguousBaseError(
+            f"the server holds several bases; choose one with --base: {names}", choices
         )
     settings = found[0]
     shared_id = str(settings["id"])

@@ -83,6 +83,7 @@ from app.knowledge.sync_types import SyncChanges as SyncChanges
 from app.knowledge.sync_types import SyncState as SyncState
 from app.knowledge.types import (
     AddReport,
+    AmbiguousBaseError,
     AnswerState,
     AskAnswer,
     AskTurn,
@@ -278,9 +279,9 @@ class KnowledgeService:
         if not named:
             raise TroveError(ErrorCode.BASE_NOT_FOUND, f"no knowledge base with id or name {ref!r}")
         ids = ", ".join(b.id for b in named)
-        raise TroveError(
-            ErrorCode.BASE_AMBIGUOUS,
+        raise AmbiguousBaseError(
             f"{len(named)} knowledge bases are named {ref!r}; use an id ({ids})",
+            [(b.id, b.name) for b in named],
         )
 
     # -- items -------------------------------------------------------------------------

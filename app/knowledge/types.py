@@ -200,6 +200,15 @@ class TroveError(Exception):
         return f"{self.code}: {self.message}"
 
 
+class AmbiguousBaseError(TroveError):
+    """Several bases answer to what was asked for; `choices` are their (id, name) pairs, so
+    a window can offer them without reading the English message."""
+
+    def __init__(self, message: str, choices: list[tuple[str, str]]) -> None:
+        super().__init__(ErrorCode.BASE_AMBIGUOUS, message, {"count": len(choices)})
+        self.choices = list(choices)
+
+
 class IllegalTransitionError(TroveError):
     def __init__(self, item_id: str, old: ItemStatus | None, new: ItemStatus) -> None:
         super().__init__(

@@ -16,7 +16,14 @@ import pytest
 from app.knowledge import path_safety
 from app.knowledge.pipeline.sources.web import FetchLimits
 from app.knowledge.service import KnowledgeService
-from app.knowledge.types import ErrorCode, Item, ItemStatus, ItemType, SearchMode
+from app.knowledge.types import (
+    AmbiguousBaseError,
+    ErrorCode,
+    Item,
+    ItemStatus,
+    ItemType,
+    SearchMode,
+)
 from tests.conftest import write_files
 from tests.httpserver import LoopbackServer, Response
 
@@ -282,3 +289,13 @@ def test_bad_urls_fail_their_own_items(service: KnowledgeService) -> None:
         assert exchange.bytes_sent < 50 * 1024 * 1024  # the client stopped reading early
         assert found(service, base.id, "hugeword") == set()
         assert not service.catalog.list_jobs(base.id, ("queued", "running"))
+
+
+def test_a_name_two_bases_share_lists_both_as_choices(service: KnowledgeService) -> None:
+    # Names may hold commas and brackets: the choices are data, not text to parse.
+    twins = [service.create_base("Notes, 2026 (draft)") for _ in range(2)]
+    with pytest.raises(AmbiguousBaseError) as raised:
+        service.resolve_base("Notes, 2026 (draft)")
+    assert raised.value.code == ErrorCode.BASE_AMBIGUOUS
+    assert sorted(raised.value.choices) == sorted((b.id, b.name) for b in twins)
+    assert service.resolve_base(twins[1].id) == twins[1]

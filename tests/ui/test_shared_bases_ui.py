@@ -22,7 +22,7 @@ from app.knowledge.server_index import address, secret_id
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import Base, IndexBackend
 from app.ui import i18n
-from app.ui.bases.attach_dialog import AttachBaseDialog, listed_bases
+from app.ui.bases.attach_dialog import AttachBaseDialog
 from app.ui.bases.base_list import BasesPanel, local_icon, server_icon
 from app.ui.context import UiContext
 from app.ui.settings.new_base_dialog import NewBaseDialog
@@ -198,18 +198,6 @@ def test_an_unreachable_server_is_said_in_chinese_and_creates_nothing(
 # -- attaching, the list, detaching and deleting ------------------------------------------------
 
 
-def test_listed_bases_reads_names_with_brackets_and_commas() -> None:
-    message = (
-        "the server holds several bases; choose one with --base: "
-        "Team (a1b2c3d4e5f60718), Notes, 2026 (draft) (0123456789abcdef)"
-    )
-    assert listed_bases(message) == [
-        ("Team", "a1b2c3d4e5f60718"),
-        ("Notes, 2026 (draft)", "0123456789abcdef"),
-    ]
-    assert listed_bases("no list here") == []
-
-
 def test_attach_pick_from_several_then_detach(
     qtbot: QtBot,
     qtmodeltester: ModelTester,
@@ -220,7 +208,10 @@ def test_attach_pick_from_several_then_detach(
     clean_server: None,
 ) -> None:
     # Another desktop made two bases on the server and filled one.
-    first = other_desktop.create_base("Team A", backend=IndexBackend.POSTGRES, dsn=pg_dsn)
+    # A name may hold commas and brackets: the window lists it as it is.
+    first = other_desktop.create_base(
+        "Notes, 2026 (draft)", backend=IndexBackend.POSTGRES, dsn=pg_dsn
+    )
     second = other_desktop.create_base("Team B", backend=IndexBackend.POSTGRES, dsn=pg_dsn)
     other_desktop.add(second.id, [write_files(tmp_path / "docs", {"a.md": "# Apples\n\nRed."})])
     other_desktop.run_pending_jobs(second.id)
@@ -237,6 +228,8 @@ def test_attach_pick_from_several_then_detach(
     assert "several knowledge bases" in dialog.error_label.text()
     offered = [dialog.base_box.itemData(i) for i in range(dialog.base_box.count())]
     assert {first.id, second.id} <= set(offered)
+    shown = [dialog.base_box.itemText(i) for i in range(dialog.base_box.count())]
+    assert f"Notes, 2026 (draft) (ID {first.id})" in shown
     assert ui_ctx.service.list_bases() == []
 
     dialog.base_box.setCurrentIndex(offered.index(second.id))

@@ -9,7 +9,6 @@ most), so it runs off the GUI thread; the dialog stays open until it answers.
 from __future__ import annotations
 
 import html
-import re
 
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import (
@@ -23,20 +22,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.knowledge.types import Base, ErrorCode, TroveError
+from app.knowledge.types import AmbiguousBaseError, Base, ErrorCode, TroveError
 from app.ui import theme
 from app.ui.context import UiContext
 from app.ui.settings.server_fields import ServerFields, describe_server_failure, where
-
-# The engine's BASE_AMBIGUOUS message ends with the bases as "name (id), name (id)"; ids are
-# hexadecimal (catalog.rows.new_id), so a name holding brackets or commas still splits right.
-_LISTED_BASE = re.compile(r"(?:^|, )(.+?) \(([0-9a-f]+)\)(?=, |$)")
-
-
-def listed_bases(message: str) -> list[tuple[str, str]]:
-    """(name, id) of each base an ambiguous attach listed; [] when none can be read."""
-    _, _, listing = message.partition(": ")
-    return [(m.group(1), m.group(2)) for m in _LISTED_BASE.finditer(listing.strip())]
 
 
 class AttachBaseDialog(QDialog):
@@ -163,8 +152,8 @@ class AttachBaseDialog(QDialog):
 
     def _on_failed(self, exc: BaseException) -> None:
         self._set_busy(False)
-        if isinstance(exc, TroveError) and exc.code == ErrorCode.BASE_AMBIGUOUS:
-            self._offer_choice(exc)
+        if isinstance(exc, AmbiguousBaseError):
+            self._offer_choice(exc.choices)
         elif isinstance(exc, TroveError) and exc.code == ErrorCode.BASE_NOT_FOUND:
             self._show_message(
                 self.tr("No such knowledge base on this server"),
@@ -180,19 +169,15 @@ class AttachBaseDialog(QDialog):
         else:
             self._show_message(*describe_server_failure(exc))
 
-    def _offer_choice(self, exc: TroveError) -> None:
+    def _offer_choice(self, choices: list[tuple[str, str]]) -> None:
         """List the server's bases in the box so the person picks one, then attaches."""
-        found = listed_bases(exc.message)
         self.base_box.clear()
-        for name, base_id in found:
+        for base_id, name in choices:
             self.base_box.addItem(self.tr("{0} (ID {1})").format(name, base_id), base_id)
-        headline = self.tr("This server holds several knowledge bases")
-        if found:
-            self._show_message(headline, self.tr("Choose one below, then attach it."))
-        else:  # the engine's list could not be read: show it as it came
-            self._show_message(
-                headline, self.tr("Type the ID of one of them: {0}").format(exc.message)
-            )
+        self._show_message(
+            self.tr("This server holds several knowledge bases"),
+            self.tr("Choose one below, then attach it."),
+        )
         self.base_box.setFocus()
 
     # -- state ----------------------------------------------------------------------------
