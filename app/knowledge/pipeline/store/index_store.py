@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import apsw
 import numpy as np
@@ -37,6 +37,14 @@ from app.knowledge.pipeline.store.vector_tier import TierStats, VectorTier
 from app.knowledge.types import StoredChunk
 
 log = logging.getLogger(__name__)
+
+
+class SqlReader(Protocol):
+    """A connection that runs a parameterless query and yields its rows: apsw's, or
+    psycopg's for the PostgreSQL store's checks, which share the SQL below."""
+
+    def execute(self, query: str, /) -> Iterable[Any]: ...
+
 
 INDEX_DIR = ".trove"
 INDEX_FILE = "index.sqlite"
@@ -1057,9 +1065,9 @@ def passage_ranges(
     return [(first, last) for first, last in zip(firsts, lasts, strict=True)]
 
 
-def _passage_coverage(conn: apsw.Connection) -> tuple[set[int], int]:
+def _passage_coverage(conn: SqlReader) -> tuple[set[int], int]:
     """The passages that name chunks of their own material, and how many chunks no
-    passage names (read in the caller's snapshot)."""
+    passage names (read in the caller's snapshot; the same SQL on both backends)."""
     counts = {
         int(m): int(n)
         for m, n in conn.execute("SELECT material_id, count(*) FROM chunks GROUP BY material_id")
@@ -1088,7 +1096,7 @@ def _covered(ranges: list[tuple[int, int]]) -> int:
     return total
 
 
-def _unpassaged_chunks(conn: apsw.Connection) -> list[tuple[int, int, int, int]]:
+def _unpassaged_chunks(conn: SqlReader) -> list[tuple[int, int, int, int]]:
     """(material id, seq, start, end) of chunks that no passage of their material names."""
     ranges: dict[int, list[tuple[int, int]]] = {}
     for material_id, first, last in conn.execute(

@@ -628,7 +628,7 @@ class PgIndexStore:
                     "OR EXISTS (SELECT 1 FROM postings p WHERE p.unit_id = u.id)"
                 )
             }
-            units, unitless = _passage_coverage(conn)
+            units, unitless = index_store._passage_coverage(conn)
             vectors: set[int] | None = None
             if self._meta(conn, "dimensions") is not None:
                 vectors = {int(r[0]) for r in conn.execute("SELECT chunk_id FROM vectors")}
@@ -693,13 +693,16 @@ class PgIndexStore:
             conn.execute("LOCK TABLE fts_units, postings, fts_stats IN EXCLUSIVE MODE")
             conn.execute("DELETE FROM postings")
             conn.execute("DELETE FROM fts_stats")
-            valid, _ = _passage_coverage(conn)
+            valid, _ = index_store._passage_coverage(conn)
             conn.execute("DELETE FROM fts_units WHERE NOT (id = ANY(%s))", (sorted(valid),))
             with conn.cursor() as cur:
                 cur.executemany(
                     "INSERT INTO fts_units (material_id, char_start, char_end, first_seq, "
                     "last_seq, length) VALUES (%s, %s, %s, %s, %s, 0)",
-                    [(m, start, end, seq, seq) for m, seq, start, end in _unpassaged_chunks(conn)],
+                    [
+                        (m, start, end, seq, seq)
+                        for m, seq, start, end in index_store._unpassaged_chunks(conn)
+                    ],
                 )
             written = tokens = 0
             materials = conn.execute("SELECT id, title FROM materials ORDER BY id").fetchall()
@@ -950,41 +953,3 @@ def _rebuild_material_postings(conn: Conn, material_id: int, title: str) -> tupl
         cur.executemany("UPDATE fts_units SET length = %s WHERE id = %s", lengths)
     _write_postings(conn, written)
     return len(units), sum(n for n, _ in lengths)
-
-
-def _passage_coverage(conn: Conn) -> tuple[set[int], int]:
-    """The passages that name chunks of their own material, and how many chunks no
-    passage names (index_store._passage_coverage, read in the caller's snapshot)."""
-    counts = {
-        int(m): int(n)
-        for m, n in conn.execute("SELECT material_id, count(*) FROM chunks GROUP BY material_id")
-    }
-    valid: set[int] = set()
-    ranges: dict[int, list[tuple[int, int]]] = {}
-    for unit, material_id, first, last in conn.execute(
-        "SELECT u.id, u.material_id, u.first_seq, u.last_seq FROM fts_units u "
-        "JOIN materials m ON m.id = u.material_id"
-    ):
-        n = counts.get(int(material_id), 0)
-        if 0 <= int(first) <= int(last) < n:
-            valid.add(int(unit))
-            ranges.setdefault(int(material_id), []).append((int(first), int(last)))
-    covered = sum(index_store._covered(ranges.get(m, [])) for m in counts)
-    return valid, sum(counts.values()) - covered
-
-
-def _unpassaged_chunks(conn: Conn) -> list[tuple[int, int, int, int]]:
-    """(material id, seq, start, end) of chunks that no passage of their material names."""
-    ranges: dict[int, list[tuple[int, int]]] = {}
-    for material_id, first, last in conn.execute(
-        "SELECT material_id, first_seq, last_seq FROM fts_units"
-    ):
-        ranges.setdefault(int(material_id), []).append((int(first), int(last)))
-    found = []
-    for material_id, seq, start, end in conn.execute(
-        "SELECT material_id, seq, char_start, char_end FROM chunks ORDER BY material_id, seq"
-    ):
-        spans = ranges.get(int(material_id), [])
-        if not any(first <= int(seq) <= last for first, last in spans):
-            found.append((int(material_id), int(seq), int(start), int(end)))
-    return found
