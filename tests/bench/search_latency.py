@@ -666,7 +666,8 @@ def run(
                     "ef_construction": pg.ef_construction,
                     "type": "halfvec expression index, rescored at full precision",
                 },
-                "store_ef_search": min(1000, max(pg_store.EF_SEARCH, 4 * CANDIDATES)),
+                # ANALYZE ran after the load: the planner's estimate the store reads is n.
+                "store_ef_search": pg_store.ef_search_for(float(n_chunks), CANDIDATES),
                 **measure_pg(data_dir, built, pg, texts, qvecs, exact),
             }
         # After PostgreSQL: the probe's foreign append changes the SQLite base.

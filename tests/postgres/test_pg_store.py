@@ -206,6 +206,34 @@ def test_vector_search_uses_the_halfvec_index_and_scores_at_full_precision(
     assert hits[0][1] == pytest.approx(1.0, abs=1e-6)
 
 
+def test_the_candidate_list_grows_with_the_graph() -> None:
+    ef = store_module.ef_search_for
+    # 400 up to 100k vectors (and before the table was ever analysed: -1), the square
+    # root of the growth beyond, capped at pgvector's 1,000; never shorter than 4 x limit.
+    assert [ef(n, 50) for n in (-1, 0, 40, 100_000)] == [400, 400, 400, 400]
+    assert ef(400_000, 50) == 800
+    assert [ef(n, 50) for n in (625_000, 1_000_000, 50_000_000)] == [1000, 1000, 1000]
+    assert ef(1_000, 150) == 600 and ef(1_000, 400) == 1000
+
+
+def test_vector_search_asks_for_the_list_the_tables_size_calls_for(
+    pg_dsn: str, store: PgIndexStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = np.random.default_rng(8)
+    store.ensure_vectors(16)
+    vectors = _unit(rng, 60, 16)
+    store.rebuild_material("a", "a.md", "A", 600, _records(*[f"c{i}" for i in range(60)]), vectors)
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        conn.execute(f'ANALYZE "{store.schema}".vectors')
+    asked: list[tuple[float, int]] = []
+    real = store_module.ef_search_for
+    monkeypatch.setattr(
+        store_module, "ef_search_for", lambda n, limit: asked.append((n, limit)) or real(n, limit)
+    )
+    assert store.vector_search(vectors[3], 7)[0][1] == pytest.approx(1.0, abs=1e-6)
+    assert asked == [(60.0, 7)]  # the planner's row estimate after ANALYZE
+
+
 def test_an_index_of_schema_version_2_migrates_and_searches_the_same(
     pg_dsn: str, pg_schema: str
 ) -> None:
