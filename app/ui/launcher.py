@@ -32,6 +32,7 @@ from app.ui.context import UiContext
 from app.ui.icons import app_icon
 from app.ui.notifications import Notifier
 from app.ui.tasks import BackgroundTasks
+from app.ui.terminate import TerminateWatch
 
 log = logging.getLogger(__name__)
 
@@ -150,6 +151,7 @@ def run_window(ctx: UiContext, loop: asyncio.AbstractEventLoop) -> int:
     from app.ui.main_window import MainWindow
 
     window = MainWindow(ctx)
+    terminate = TerminateWatch(window.close_without_asking)
     window.show()
     ctx.service.warm_up()
     ctx.executor.start()
@@ -163,6 +165,7 @@ def run_window(ctx: UiContext, loop: asyncio.AbstractEventLoop) -> int:
     app.aboutToQuit.connect(quit_event.set)
     app.lastWindowClosed.connect(quit_event.set)
     loop.run_until_complete(quit_event.wait())
+    terminate.stop()
     if window.restart_requested:
         restart()
     return 0

@@ -446,6 +446,12 @@ class MainWindow(QMainWindow):
             if isinstance(state, QByteArray) and not state.isEmpty():
                 splitter.restoreState(state)
 
+    def close_without_asking(self) -> None:
+        """Quit as the close button does, but nobody is asked: the session is ending."""
+        self.confirm_quit = lambda _running: True
+        self.confirm_quit_downloads = lambda _count: True
+        self.close()
+
     def save_layout(self) -> None:
         settings = self.ctx.settings
         settings.setValue("window/geometry", self.saveGeometry())

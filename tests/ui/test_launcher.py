@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QSettings
 from PySide6.QtGui import QImage
 
 from app import __version__
@@ -121,3 +124,43 @@ def test_without_a_display_the_window_explains_instead_of_aborting(tmp_path: Pat
     )
     assert done.returncode == 2
     assert "no display" in done.stderr and "trove --help" in done.stderr
+
+
+def _catches_sigterm(pid: int) -> bool:
+    """Whether the process has a handler for SIGTERM installed (Linux's /proc status)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigCgt:"):
+            return bool(int(line.split()[1], 16) & (1 << (signal.SIGTERM - 1)))
+    return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_sigterm_closes_the_window_as_its_close_button_would(tmp_path: Path) -> None:
+    # A logout sends SIGTERM: the window quits cleanly (layout saved, workers stopped)
+    # instead of dying as from SIGKILL.
+    home = tmp_path / "home"
+    env = {**os.environ, "TROVE_HOME": str(home), "QT_QPA_PLATFORM": "offscreen"}
+    window = subprocess.Popen(
+        [sys.executable, "-m", "app"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not _catches_sigterm(window.pid):
+            assert window.poll() is None, window.communicate()[1]
+            assert time.monotonic() < deadline, "the window never started listening"
+            time.sleep(0.05)
+        window.send_signal(signal.SIGTERM)
+        _, stderr = window.communicate(timeout=60)
+    finally:
+        if window.poll() is None:
+            window.kill()
+            window.communicate()
+    assert window.returncode == 0, stderr
+    assert "Traceback" not in stderr and "leaked semaphore" not in stderr, stderr
+    saved = QSettings(str(home / "settings.ini"), QSettings.Format.IniFormat)
+    assert saved.value("window/geometry") is not None
