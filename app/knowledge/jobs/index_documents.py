@@ -57,6 +57,7 @@ from app.knowledge.pipeline.text_extraction import (
     chunk_spans,
     extract_to_file,
 )
+from app.knowledge.source_origin import address_policy
 from app.knowledge.types import (
     Base,
     CancelReason,
@@ -528,6 +529,7 @@ def _acquire_url(
         page = fetch_url(
             item.source,
             limits=ctx.parts.fetch_limits,
+            addresses=address_policy(ctx.parts.catalog, item, ctx.parts.resolve_host),
             # A fetch can wait on the network for a minute: Ctrl-C or closing the app must
             # not wait for it (the item is then marked INDEXING_INTERRUPTED by the runner).
             cancelled=lambda: ctx.cancelled() is not None,

@@ -21,6 +21,7 @@ from app.knowledge.pipeline.sources.directory import scan_directory
 from app.knowledge.pipeline.sources.ignore_rules import IgnoreRules
 from app.knowledge.pipeline.sources.sitemap import expand_sitemap
 from app.knowledge.pipeline.sources.web import FetchCancelled, FetchError
+from app.knowledge.source_origin import address_policy
 from app.knowledge.types import (
     SETTLED_STATUSES,
     CancelReason,
@@ -112,6 +113,7 @@ def _sitemap_children(ctx: JobContext, root: Item) -> list[tuple[str, str]]:
             root.source,
             limits=ctx.parts.sitemap_limits,
             cancelled=lambda: ctx.cancelled() is not None,
+            addresses=address_policy(ctx.parts.catalog, root, ctx.parts.resolve_host),
         )
     except FetchCancelled:
         raise JobCancelled(ctx.cancelled() or CancelReason.SHUTDOWN) from None
