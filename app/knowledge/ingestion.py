@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from app.knowledge.catalog import Catalog
 from app.knowledge.engine import EngineParts
+from app.knowledge.folder_scan import inside_data_folder
 from app.knowledge.jobs.item_creation import create_items, create_root
 from app.knowledge.jobs.queue import mark_deleting, queue_reindexes, queue_work, top_roots
 from app.knowledge.material_paths import CONTAINER_TYPES, url_material_name
@@ -36,6 +37,8 @@ from app.knowledge.types import (
 )
 
 # -- shared building blocks ------------------------------------------------------------------
+
+EMPTY_PATH = "an empty path names no file or folder (is a variable unset?)"
 
 
 def file_hash(path: Path) -> str:
@@ -78,17 +81,32 @@ def add_paths(
     on_conflict: OnConflict = OnConflict.SKIP,
     folder_options: dict[str, object] | None = None,
 ) -> AddReport:
-    """Admit files and folders: each becomes a root item with its job queued."""
+    """Admit files and folders: each becomes a root item with its job queued.
+
+    An empty path is refused (an unset "$DIR" would otherwise add the current folder), and
+    so is anything inside Trove's data folder: those are the bases' own copies."""
     _require_usable_base(parts, base_id)
     report = AddReport()
     candidates: list[_Candidate] = []
     for raw_source in sources:
+        if not str(raw_source).strip():
+            report.errors.append((str(raw_source), f"{ErrorCode.INVALID_ARGUMENT}: {EMPTY_PATH}"))
+            continue
         path = Path(raw_source).expanduser()
         try:
             path = path.resolve(strict=True)
         except (OSError, RuntimeError):
             report.errors.append(
                 (str(raw_source), f"{ErrorCode.SOURCE_MISSING}: no such file or folder")
+            )
+            continue
+        if inside_data_folder(parts.layout, path):
+            report.errors.append(
+                (
+                    str(path),
+                    f"{ErrorCode.INVALID_ARGUMENT}: this is inside Trove's data folder "
+                    f"({parts.layout.home}), which holds the knowledge bases' own copies",
+                )
             )
             continue
         if path.is_dir():
