@@ -138,6 +138,12 @@ def test_kb_manage_refuses_local_addresses_in_every_spelling_until_the_person_al
     text = ok(read(tools, base, item["conceptId"]))["text"]
     assert "hunter2" in text
 
+    # A person's own local URL (an intranet wiki, a local server) is fetched as it is.
+    mine = svc.create_base("Mine")
+    report = svc.add_urls(mine.id, [f"http://127.0.0.1:{server.port}/admin"])
+    settle(svc, mine)
+    assert svc.get_item(report.added[0].id).status is ItemStatus.COMPLETED
+
 
 def test_a_name_resolving_to_loopback_fails_its_item_when_fetched(
     svc: KnowledgeService, base: Base, server: LoopbackServer, net: StandInNetwork
@@ -206,6 +212,12 @@ def test_dns_rebinding_never_reaches_loopback(
     assert "A public page" in ok(read(tools, base, item["conceptId"]))["text"]
     assert net.connects == [(PUBLIC, server.port)]
     assert net.lookups_of("rebind.example") == 1
+    # Its answer is loopback now: the next fetch of that name is refused, not connected.
+    url = f"http://rebind.example:{server.port}/admin"
+    add(tools, base, url)
+    settle(svc, base)
+    assert only_item(svc, base, url).status is ItemStatus.FAILED
+    assert net.connects == [(PUBLIC, server.port)] and server.hits("/admin") == 0
 
 
 def test_through_a_loopback_proxy_standing_in_for_the_network(
@@ -230,16 +242,6 @@ def test_through_a_loopback_proxy_standing_in_for_the_network(
         settle(svc, base)
         assert "served by the proxy" in ok(read(tools, base, item["conceptId"]))["text"]
         assert proxy.requests("/page")[-1].headers["host"] == "10.20.30.40"
-
-
-def test_a_person_s_own_local_url_is_fetched(
-    svc: KnowledgeService, base: Base, server: LoopbackServer
-) -> None:
-    """An intranet wiki or a local server is a legitimate thing for a person to add."""
-    report = svc.add_urls(base.id, [f"http://127.0.0.1:{server.port}/admin"])
-    settle(svc, base)
-    assert svc.get_item(report.added[0].id).status is ItemStatus.COMPLETED
-    assert server.hits("/admin") == 1
 
 
 def test_urls_of_an_imported_base_are_restricted_when_fetched_again(
@@ -354,3 +356,30 @@ def test_trove_mcp_refuses_local_urls_then_reads_them_once_allowed(
         asyncio.run(asyncio.wait_for(session(), 120))
         assert [r.headers["host"] for r in proxy.requests()] == ["10.1.2.3"]
     assert server.hits("/admin") == 0
+
+
+def test_a_scheduled_refresh_follows_the_item_s_origin(
+    svc: KnowledgeService, base: Base, server: LoopbackServer, net: StandInNetwork
+) -> None:
+    """A page is refreshed with the policy of whoever added it: the agent's page, whose name
+    now resolves to loopback, is not fetched again; the person's same page is."""
+    net.name("moving.example", [PUBLIC], ["127.0.0.1"])
+    net.route(PUBLIC, server)
+    url = f"http://moving.example:{server.port}/page"
+    tools = ConceptTools(svc)
+    (agents,) = add(tools, base, url)["items"]
+    settle(svc, base)
+    assert svc.get_item(agents["itemId"]).status is ItemStatus.COMPLETED
+    assert net.connects == [(PUBLIC, server.port)]
+
+    svc.refresh_now(base.id, agents["itemId"])
+    settle(svc, base)
+    assert net.connects == [(PUBLIC, server.port)]  # refused: nothing connected to loopback
+    assert svc.get_item(agents["itemId"]).status is ItemStatus.COMPLETED  # kept as it was
+
+    mine = svc.create_base("Mine")
+    (person,) = svc.add_urls(mine.id, [url]).added
+    settle(svc, mine)
+    svc.refresh_now(mine.id, person.id)
+    settle(svc, mine)
+    assert net.connects[-1] == ("127.0.0.1", server.port)  # a person's page may go local

@@ -83,7 +83,7 @@ def secrets_found(kb: KnowledgeService, base_id: str) -> int:
     return sum(len(kb.search(base_id, word).results) for word in ("wombat", "platypus", "echidna"))
 
 
-def test_links_out_of_an_added_folder_are_not_followed_and_are_counted(
+def test_links_out_of_an_added_folder_are_followed_only_when_asked(
     kb: KnowledgeService, tree: Path
 ) -> None:
     base = kb.create_base("kb")
@@ -95,14 +95,12 @@ def test_links_out_of_an_added_folder_are_not_followed_and_are_counted(
     assert skipped.link_count == 6 and list(skipped.links) == OUTSIDE_LINKS
     assert kb.get_item(root.id).status is ItemStatus.COMPLETED
 
-
-def test_with_follow_links_the_targets_are_indexed(kb: KnowledgeService, tree: Path) -> None:
-    base = kb.create_base("kb")
-    (root,) = kb.add(base.id, [tree], folder_options={"followLinks": True}).added
-    kb.run_pending_jobs(base.id)
-    got = sources(kb, root)
-    assert {"passwd.txt", "etc_link/hosts.txt", "secret_link/keys.md"} <= got
-    assert kb.search(base.id, "platypus").results and kb.search(base.id, "echidna").results
+    followed = kb.create_base("followed")
+    (root,) = kb.add(followed.id, [tree], folder_options={"followLinks": True}).added
+    kb.run_pending_jobs(followed.id)
+    assert {"passwd.txt", "etc_link/hosts.txt", "secret_link/keys.md"} <= sources(kb, root)
+    assert kb.search(followed.id, "platypus").results
+    assert kb.search(followed.id, "echidna").results
     assert scan_skipped(kb.get_item(root.id)).link_count == 0
 
 
@@ -127,19 +125,17 @@ def test_a_linked_folder_does_not_follow_links_at_link_time_or_in_later_syncs(
     assert skipped.link_count == 7 and "diary.md" in skipped.links
     assert secrets_found(kb, base.id) == 0
 
-
-def test_a_linked_folder_with_follow_links_follows_them_in_syncs(
-    kb: KnowledgeService, tree: Path, tmp_path: Path
-) -> None:
-    base = kb.create_base("kb")
-    (root,) = kb.add_linked_folders(base.id, [tree], folder_options={"followLinks": True}).added
-    kb.run_pending_jobs(base.id)
-    write_files(tmp_path / "elsewhere", {"diary.md": "the quokka diary"})
-    (tree / "diary.md").symlink_to(tmp_path / "elsewhere" / "diary.md")
-    kb.request_sync(base.id, [root.id])
-    kb.run_pending_jobs(base.id)
-    assert kb.search(base.id, "quokka").results
-    assert kb.search(base.id, "echidna").results
+    # The same folder linked with followLinks follows them, in later syncs too.
+    followed = kb.create_base("followed")
+    options = {"followLinks": True}
+    (root,) = kb.add_linked_folders(followed.id, [tree], folder_options=options).added
+    kb.run_pending_jobs(followed.id)
+    write_files(tmp_path / "elsewhere", {"later.md": "the numbat arrives"})
+    (tree / "later.md").symlink_to(tmp_path / "elsewhere" / "later.md")
+    kb.request_sync(followed.id, [root.id])
+    kb.run_pending_jobs(followed.id)
+    assert kb.search(followed.id, "numbat").results and kb.search(followed.id, "quokka").results
+    assert kb.search(followed.id, "echidna").results
 
 
 def test_a_file_swapped_for_a_link_after_it_was_indexed_is_not_read(
@@ -178,30 +174,70 @@ class Woken:
         return got
 
 
-@pytest.mark.parametrize("follow", [False, True])
 def test_the_folder_watch_syncs_a_new_link_and_follows_it_only_with_the_option(
-    kb: KnowledgeService, tmp_path: Path, follow: bool
+    kb: KnowledgeService, tmp_path: Path
 ) -> None:
-    folder = write_files(tmp_path / "watched", {"a.md": "The aardvark."})
+    plain = write_files(tmp_path / "plain", {"a.md": "The aardvark."})
+    following = write_files(tmp_path / "following", {"b.md": "The bison."})
     write_files(tmp_path / "elsewhere", {"diary.md": "the quokka diary"})
-    base = kb.create_base("kb")
-    options = {"followLinks": True} if follow else None
-    (root,) = kb.add_linked_folders(base.id, [folder], folder_options=options).added
-    kb.run_pending_jobs(base.id)
+    base = kb.create_base("plain")
+    other = kb.create_base("following")
+    (root,) = kb.add_linked_folders(base.id, [plain]).added
+    (root2,) = kb.add_linked_folders(
+        other.id, [following], folder_options={"followLinks": True}
+    ).added
+    kb.run_pending_jobs()
     woken = Woken()
     kb.start_watching(woken)
-    assert woken.wait()  # the sync every linked folder gets at start
-    kb.run_pending_jobs(base.id)
-    (folder / "diary.md").symlink_to(tmp_path / "elsewhere" / "diary.md")
+    assert woken.wait()  # the syncs every linked folder gets at start
+    kb.run_pending_jobs()
+    for folder in (plain, following):
+        (folder / "diary.md").symlink_to(tmp_path / "elsewhere" / "diary.md")
     deadline = time.monotonic() + WAIT_S
-    while "diary.md" not in scan_skipped(kb.get_item(root.id)).links and not (
-        kb.search(base.id, "quokka").results
+    while "diary.md" not in scan_skipped(kb.get_item(root.id)).links or not (
+        kb.search(other.id, "quokka").results
     ):
-        assert time.monotonic() < deadline, "the watch never synced the new link"
+        assert time.monotonic() < deadline, "the watch never synced the new links"
         woken.wait()
-        kb.run_pending_jobs(base.id)
-    assert bool(kb.search(base.id, "quokka").results) is follow
-    assert ("diary.md" in scan_skipped(kb.get_item(root.id)).links) is not follow
+        kb.run_pending_jobs()
+    assert not kb.search(base.id, "quokka").results
+    assert "diary.md" not in scan_skipped(kb.get_item(root2.id)).links
+
+
+def test_the_folder_watch_watches_inside_a_followed_link_only(
+    kb: KnowledgeService, tmp_path: Path
+) -> None:
+    outside = write_files(tmp_path / "elsewhere", {"old.md": "an old note"})
+    bases, roots = {}, {}
+    for name, options in (("plain", None), ("following", {"followLinks": True})):
+        folder = write_files(tmp_path / name, {"a.md": "The aardvark."})
+        (folder / "linked_dir").symlink_to(outside)
+        bases[name] = kb.create_base(name).id
+        (root,) = kb.add_linked_folders(bases[name], [folder], folder_options=options).added
+        roots[name] = root.id
+    kb.run_pending_jobs()
+    woken = Woken()
+    watch = kb.start_watching(woken)
+    watch.debounce_s = 0.1
+    assert woken.wait()
+    kb.run_pending_jobs()
+    requested: list[str] = []
+    ask = watch._request
+
+    def recording(base_id: str, root_id: str) -> None:
+        requested.append(root_id)
+        ask(base_id, root_id)
+
+    watch._request = recording  # type: ignore[method-assign]
+    (outside / "new.md").write_text("the wallaby arrives", encoding="utf-8")
+    deadline = time.monotonic() + WAIT_S
+    while not kb.search(bases["following"], "wallaby").results:
+        assert time.monotonic() < deadline, "a change under the followed link was never synced"
+        woken.wait()
+        kb.run_pending_jobs()
+    assert roots["following"] in requested
+    assert roots["plain"] not in requested  # its watch saw nothing under the link
+    assert not kb.search(bases["plain"], "wallaby").results
 
 
 # -- Trove's own data folder ------------------------------------------------------------------
@@ -313,30 +349,3 @@ def test_cli_add_notes_the_skipped_data_folder(tmp_path: Path) -> None:
     assert added.returncode == 0, added.stderr
     assert "indexed 1 document(s)" in added.stderr
     assert f"skipped {home}: it is a Trove data folder" in added.stderr
-
-
-@pytest.mark.parametrize("follow", [False, True])
-def test_the_folder_watch_watches_inside_a_followed_link_only(
-    kb: KnowledgeService, tmp_path: Path, follow: bool
-) -> None:
-    folder = write_files(tmp_path / "watched", {"a.md": "The aardvark."})
-    outside = write_files(tmp_path / "elsewhere", {"old.md": "an old note"})
-    (folder / "linked_dir").symlink_to(outside)
-    base = kb.create_base("kb")
-    options = {"followLinks": True} if follow else None
-    kb.add_linked_folders(base.id, [folder], folder_options=options)
-    kb.run_pending_jobs(base.id)
-    woken = Woken()
-    watch = kb.start_watching(woken)
-    watch.debounce_s = 0.1
-    assert woken.wait()
-    kb.run_pending_jobs(base.id)
-    (outside / "new.md").write_text("the wallaby arrives", encoding="utf-8")
-    if not follow:
-        assert not woken.event.wait(1.0)  # ten debounce periods: nothing under the link
-        return
-    deadline = time.monotonic() + WAIT_S
-    while not kb.search(base.id, "wallaby").results:
-        assert time.monotonic() < deadline, "a change under the followed link was never synced"
-        woken.wait()
-        kb.run_pending_jobs(base.id)

@@ -13,7 +13,7 @@ HOSTILE = (
 
 def test_markup_in_an_answer_is_escaped_and_only_known_citations_link() -> None:
     shown = answer_html(HOSTILE, 0, valid={1, 2})
-    assert "<a href=\"file:" not in shown and "<img" not in shown and "<script" not in shown
+    assert '<a href="file:' not in shown and "<img" not in shown and "<script" not in shown
     assert "&lt;a href=&quot;file:///etc/passwd&quot;&gt;" in shown
     assert shown.count("<a href=") == 3  # [1], and [1, 2]: the passages retrieved
     assert '<a href="cite:0:7">' not in shown and "[7]" in shown  # no such passage: text
