@@ -383,3 +383,26 @@ def test_a_scheduled_refresh_follows_the_item_s_origin(
     svc.refresh_now(mine.id, person.id)
     settle(svc, mine)
     assert net.connects[-1] == ("127.0.0.1", server.port)  # a person's page may go local
+
+
+def test_cli_base_set_agent_private_urls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from app.cli import main
+
+    home = tmp_path / "home"
+    setup = KnowledgeService(home, extraction=InlineExtraction())
+    base = setup.create_base("Notes")
+    assert base.agent_private_urls is False  # off by default
+    setup.close()
+    assert main(["--home", str(home), "base", "set", "Notes", "--agent-private-urls", "on"]) == 0
+    assert "may reach this computer and the local network" in capsys.readouterr().err
+    assert main(["--home", str(home), "base", "list", "--json"]) == 0
+    assert '"agentPrivateUrls": true' in capsys.readouterr().out
+    assert main(["--home", str(home), "base", "set", base.id, "--agent-private-urls", "off"]) == 0
+    assert "reach only public internet addresses" in capsys.readouterr().err
+    check = KnowledgeService(home, extraction=InlineExtraction())
+    try:
+        assert check.get_base(base.id).agent_private_urls is False
+    finally:
+        check.close()
