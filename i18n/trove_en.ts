@@ -251,6 +251,14 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Let agents&apos; web pages reach this computer and local network</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Off: web pages that agents add here, and those of an imported base, may only come from public internet addresses, never from localhost, your network or a cloud metadata service. Pages you add yourself may come from anywhere.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Export…</source>
         <translation type="unfinished"></translation>
     </message>

@@ -247,6 +247,14 @@
         <translation>通过 MCP 连接的智能体始终可以检索和阅读；开启后，它们还可以在此知识库中添加、删除和重新索引条目。</translation>
     </message>
     <message>
+        <source>Let agents&apos; web pages reach this computer and local network</source>
+        <translation>允许智能体添加的网页访问本机和局域网</translation>
+    </message>
+    <message>
+        <source>Off: web pages that agents add here, and those of an imported base, may only come from public internet addresses, never from localhost, your network or a cloud metadata service. Pages you add yourself may come from anywhere.</source>
+        <translation>关闭时：智能体在此添加的网页以及导入的知识库中的网页只能来自公共互联网地址，绝不会来自本机（localhost）、你的局域网或云元数据服务。你自己添加的网页不受此限制。</translation>
+    </message>
+    <message>
         <source>Export…</source>
         <translation>导出…</translation>
     </message>

@@ -51,7 +51,7 @@ from app.knowledge import path_safety
 from app.knowledge.material_paths import CONTAINER_TYPES, material_path
 from app.knowledge.multi_search import interleave as interleave  # merged as the window does
 from app.knowledge.query import derive_mode
-from app.knowledge.service import KnowledgeService
+from app.knowledge.service import KnowledgeService, Origin
 from app.knowledge.types import (
     AddReport,
     Base,
@@ -342,6 +342,7 @@ class ConceptTools:
             "rerankModel": base.rerank_model,
             "documentCount": base.document_count,
             "agentWrites": base.agent_writes,
+            "agentPrivateUrls": base.agent_private_urls,
             "items": sum(counts.values()),
             "statusCounts": counts,
         }
@@ -404,7 +405,7 @@ class ConceptTools:
         if files:
             _merge(report, self._service.add(base.id, files))
         if urls:
-            _merge(report, self._service.add_urls(base.id, urls))
+            _merge(report, self._service.add_urls(base.id, urls, origin=Origin.AGENT))
         return report
 
     def _process(self, base_id: str, wait: bool, touched: Sequence[str]) -> str:

@@ -88,7 +88,12 @@ def cmd_base_list(svc: KnowledgeService, args: argparse.Namespace) -> int:
 def cmd_base_set(svc: KnowledgeService, args: argparse.Namespace) -> int:
     base = svc.resolve_base(args.base)
     ocr = ocr_options(args)
-    if args.agent_writes is None and not ocr and args.ask_rewrite is None:
+    if (
+        args.agent_writes is None
+        and args.agent_private_urls is None
+        and not ocr
+        and args.ask_rewrite is None
+    ):
         print(
             "error: nothing to set; e.g. --agent-writes on, --ocr off or --ask-rewrite on",
             file=sys.stderr,
@@ -98,6 +103,14 @@ def cmd_base_set(svc: KnowledgeService, args: argparse.Namespace) -> int:
         base = svc.set_agent_writes(base.id, args.agent_writes == "on")
         state = "on" if base.agent_writes else "off"
         print(f"agent writes {state} for knowledge base {base.name!r} ({base.id})", file=sys.stderr)
+    if args.agent_private_urls is not None:
+        base = svc.set_agent_private_urls(base.id, args.agent_private_urls == "on")
+        reach = (
+            "may reach this computer and the local network"
+            if base.agent_private_urls
+            else "reach only public internet addresses"
+        )
+        print(f"web pages that agents add to {base.name!r} ({base.id}) {reach}", file=sys.stderr)
     if ocr:
         base = svc.update_base(base.id, **ocr)
         on = "on" if svc.ocr_on(base) else "off"

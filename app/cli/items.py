@@ -6,9 +6,11 @@ import argparse
 import re
 import sys
 
+from app.cli.folders import folder_options, print_skipped
 from app.cli.output import EXIT_OK, EXIT_USAGE, item_json, print_json, status_text, table
 from app.cli.progress import process_and_report
 from app.cli.sync import cmd_add_linked
+from app.knowledge.ingestion import EMPTY_PATH
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import (
     RUNNING_STATUSES,
@@ -40,7 +42,17 @@ def cmd_item_list(svc: KnowledgeService, args: argparse.Namespace) -> int:
 _URL_LIKE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://|^(?:file|javascript|data|mailto|about):", re.I)
 
 
+def refuse_empty_paths(paths: list[str]) -> bool:
+    """An empty argument (an unset "$DIR") would add the current folder: say so instead."""
+    if all(p.strip() for p in paths):
+        return False
+    print(f"error: {EMPTY_PATH}; nothing was added", file=sys.stderr)
+    return True
+
+
 def cmd_add(svc: KnowledgeService, args: argparse.Namespace) -> int:
+    if refuse_empty_paths(args.paths):
+        return EXIT_USAGE
     if getattr(args, "link", False):
         return cmd_add_linked(svc, args)
     base = svc.resolve_base(args.base)
@@ -49,14 +61,8 @@ def cmd_add(svc: KnowledgeService, args: argparse.Namespace) -> int:
     on_conflict = OnConflict(args.on_conflict)
     reports = []
     if files:
-        options: dict[str, object] = {}
-        if args.include:
-            options["include"] = args.include
-        if args.exclude:
-            options["exclude"] = args.exclude
-        reports.append(
-            svc.add(base.id, files, on_conflict=on_conflict, folder_options=options or None)
-        )
+        options = folder_options(args)
+        reports.append(svc.add(base.id, files, on_conflict=on_conflict, folder_options=options))
     if urls:
         reports.append(svc.add_urls(base.id, urls, sitemap=args.sitemap, on_conflict=on_conflict))
     added = [i for r in reports for i in r.added]
@@ -71,9 +77,11 @@ def cmd_add(svc: KnowledgeService, args: argparse.Namespace) -> int:
         for source, message in report.errors:
             print(f"error: {source}: {message}", file=sys.stderr)
     print(f"added {len(added)} item(s) to {base.name!r}", file=sys.stderr)
-    return process_and_report(
+    code = process_and_report(
         svc, base, {i.id for i in added}, wait=args.wait, errors=any(r.errors for r in reports)
     )
+    print_skipped(svc, [i.id for i in added], verbose=getattr(args, "verbose", False))
+    return code
 
 
 def cmd_note(svc: KnowledgeService, args: argparse.Namespace) -> int:

@@ -62,6 +62,8 @@ def base_json(base: Base) -> dict[str, Any]:
         "chunkOverlap": base.chunk_overlap,
         "status": str(base.status),
         "statusReason": base.status_reason,
+        "agentWrites": base.agent_writes,
+        "agentPrivateUrls": base.agent_private_urls,
         "ocr": {
             "enabled": ocr_on(base.ocr),
             "languages": list(base.ocr.languages),

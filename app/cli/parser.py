@@ -146,6 +146,13 @@ def _add_base_commands(commands: Subcommands) -> None:
         choices=["on", "off"],
         help="let agent tools (trove mcp: kb_manage) add, delete and refresh items",
     )
+    bset.add_argument(
+        "--agent-private-urls",
+        choices=["on", "off"],
+        help="let web pages that agents add (and those of an imported base) reach this "
+        "computer and the local network (localhost, 10.x, 192.168.x, 169.254.x); "
+        "off by default: only public internet addresses",
+    )
     _add_ocr_options(bset)
     bset.add_argument(
         "--ask-rewrite",

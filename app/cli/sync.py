@@ -11,8 +11,10 @@ import sys
 import time
 from typing import Any
 
+from app.cli.folders import folder_options, print_skipped, skipped_json, skipped_lines
 from app.cli.output import EXIT_FAILED, EXIT_OK, print_json
 from app.cli.progress import process_and_report
+from app.knowledge.folder_scan import scan_skipped
 from app.knowledge.service import KnowledgeService
 from app.knowledge.sync_types import SyncChanges
 from app.knowledge.types import ItemStatus
@@ -32,6 +34,12 @@ def add_sync_arguments(add: argparse.ArgumentParser) -> None:
         metavar="PATTERN",
         default=[],
         help="linked folders: leave out files matching this .gitignore-style pattern",
+    )
+    add.add_argument(
+        "--follow-links",
+        action="store_true",
+        help="folders: follow symbolic links that lead outside the folder (by default they "
+        "are not followed, and the summary counts them; -v lists them)",
     )
 
 
@@ -76,22 +84,19 @@ def add_sync_command(commands: Any) -> None:
 
 def cmd_add_linked(svc: KnowledgeService, args: argparse.Namespace) -> int:
     base = svc.resolve_base(args.base)
-    options: dict[str, object] = {}
-    if args.include:
-        options["include"] = args.include
-    if args.exclude:
-        options["exclude"] = args.exclude
     report = svc.add_linked_folders(
-        base.id, args.paths, ignore_patterns=args.ignore, folder_options=options or None
+        base.id, args.paths, ignore_patterns=args.ignore, folder_options=folder_options(args)
     )
     for source, reason in report.skipped:
         print(f"{source}: {reason}; linking the folder the base has", file=sys.stderr)
     for source, message in report.errors:
         print(f"error: {source}: {message}", file=sys.stderr)
     print(f"linked {len(report.added)} new folder(s) to {base.name!r}", file=sys.stderr)
-    return process_and_report(
+    code = process_and_report(
         svc, base, {i.id for i in report.added}, wait=args.wait, errors=bool(report.errors)
     )
+    print_skipped(svc, [i.id for i in report.added], verbose=getattr(args, "verbose", False))
+    return code
 
 
 def cmd_item_link(svc: KnowledgeService, args: argparse.Namespace) -> int:
@@ -99,7 +104,9 @@ def cmd_item_link(svc: KnowledgeService, args: argparse.Namespace) -> int:
     started = time.time()
     svc.link_folder(base.id, args.item, args.ignore)
     print(f"linked {args.item}; syncing it now", file=sys.stderr)
-    return _sync_and_report(svc, base.id, [args.item], started, as_json=False)
+    return _sync_and_report(
+        svc, base.id, [args.item], started, as_json=False, verbose=getattr(args, "verbose", False)
+    )
 
 
 def cmd_item_unlink(svc: KnowledgeService, args: argparse.Namespace) -> int:
@@ -118,11 +125,19 @@ def cmd_sync(svc: KnowledgeService, args: argparse.Namespace) -> int:
         if args.json:
             print_json([])
         return EXIT_OK
-    return _sync_and_report(svc, base.id, roots, started, as_json=args.json)
+    return _sync_and_report(
+        svc, base.id, roots, started, as_json=args.json, verbose=getattr(args, "verbose", False)
+    )
 
 
 def _sync_and_report(
-    svc: KnowledgeService, base_id: str, roots: list[str], started: float, *, as_json: bool
+    svc: KnowledgeService,
+    base_id: str,
+    roots: list[str],
+    started: float,
+    *,
+    as_json: bool,
+    verbose: bool = False,
 ) -> int:
     if not run_until_drained(svc):
         print("interrupted; the next sync picks up where this one stopped", file=sys.stderr)
@@ -147,10 +162,13 @@ def _sync_and_report(
                 "failed": len(broken),
                 "lastSyncedAt": state.link.last_synced_at,
                 "error": state.link.last_error,
+                **skipped_json(scan_skipped(root)),
             }
         )
         if not as_json:
             print(_summary_line(root.source, changes, len(broken), state.link.last_error))
+            for line in skipped_lines(root.source, scan_skipped(root), verbose=verbose):
+                print(line)
     if as_json:
         print_json(rows)
     return EXIT_FAILED if failed else EXIT_OK

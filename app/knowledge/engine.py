@@ -14,6 +14,7 @@ from typing import Any, Protocol, TypeVar
 from app.knowledge.catalog import Catalog
 from app.knowledge.data_layout import DataLayout
 from app.knowledge.locks import KeyedMutex
+from app.knowledge.pipeline.sources.address_policy import Resolver, system_resolver
 from app.knowledge.pipeline.sources.sitemap import SitemapLimits
 from app.knowledge.pipeline.sources.web import FetchLimits
 from app.knowledge.pipeline.store.registry import StoreRegistry
@@ -48,3 +49,5 @@ class EngineParts:
     max_file_bytes: int = 200 * 1024 * 1024
     fetch_limits: FetchLimits = field(default_factory=FetchLimits)
     sitemap_limits: SitemapLimits = field(default_factory=SitemapLimits)
+    # How restricted fetches resolve names (address_policy.py); tests give a fake one.
+    resolve_host: Resolver = system_resolver

@@ -23,6 +23,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver, ObservedWatch
 
 from app.knowledge.engine import EngineParts
+from app.knowledge.folder_scan import follow_links
 from app.knowledge.jobs.refresh_pages import queue_refresh
 from app.knowledge.jobs.sync_folder import queue_sync
 from app.knowledge.pipeline.readers.registry import SUPPORTED_EXTENSIONS
@@ -165,7 +166,13 @@ class FolderWatch:
                 known[root_id].rules = rules  # patterns may have changed
             elif folder.is_dir():
                 try:
-                    handle = observer.schedule(_Events(self, root_id), str(folder), recursive=True)
+                    # Links out of the folder are watched only where the sync follows them.
+                    handle = observer.schedule(
+                        _Events(self, root_id),
+                        str(folder),
+                        recursive=True,
+                        follow_symlink=follow_links(root.options),
+                    )
                 except OSError as exc:  # too many watches, permissions: syncs still work
                     log.warning("cannot watch %s: %s", folder, exc)
                     continue

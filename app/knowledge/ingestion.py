@@ -15,11 +15,14 @@ from urllib.parse import urlsplit
 
 from app.knowledge.catalog import Catalog
 from app.knowledge.engine import EngineParts
+from app.knowledge.folder_scan import inside_data_folder
 from app.knowledge.jobs.item_creation import create_items, create_root
 from app.knowledge.jobs.queue import mark_deleting, queue_reindexes, queue_work, top_roots
 from app.knowledge.material_paths import CONTAINER_TYPES, url_material_name
+from app.knowledge.pipeline.sources.address_policy import AddressRefused, check_literal
 from app.knowledge.pipeline.sources.web import FetchError, check_url
 from app.knowledge.source_check import SourceCheck, check_source
+from app.knowledge.source_origin import Origin, with_origin
 from app.knowledge.types import (
     SETTLED_STATUSES,
     AddReport,
@@ -34,6 +37,8 @@ from app.knowledge.types import (
 )
 
 # -- shared building blocks ------------------------------------------------------------------
+
+EMPTY_PATH = "an empty path names no file or folder (is a variable unset?)"
 
 
 def file_hash(path: Path) -> str:
@@ -76,17 +81,32 @@ def add_paths(
     on_conflict: OnConflict = OnConflict.SKIP,
     folder_options: dict[str, object] | None = None,
 ) -> AddReport:
-    """Admit files and folders: each becomes a root item with its job queued."""
+    """Admit files and folders: each becomes a root item with its job queued.
+
+    An empty path is refused (an unset "$DIR" would otherwise add the current folder), and
+    so is anything inside Trove's data folder: those are the bases' own copies."""
     _require_usable_base(parts, base_id)
     report = AddReport()
     candidates: list[_Candidate] = []
     for raw_source in sources:
+        if not str(raw_source).strip():
+            report.errors.append((str(raw_source), f"{ErrorCode.INVALID_ARGUMENT}: {EMPTY_PATH}"))
+            continue
         path = Path(raw_source).expanduser()
         try:
             path = path.resolve(strict=True)
         except (OSError, RuntimeError):
             report.errors.append(
                 (str(raw_source), f"{ErrorCode.SOURCE_MISSING}: no such file or folder")
+            )
+            continue
+        if inside_data_folder(parts.layout, path):
+            report.errors.append(
+                (
+                    str(path),
+                    f"{ErrorCode.INVALID_ARGUMENT}: this is inside Trove's data folder "
+                    f"({parts.layout.home}), which holds the knowledge bases' own copies",
+                )
             )
             continue
         if path.is_dir():
@@ -120,14 +140,22 @@ def add_urls(
     *,
     sitemap: bool = False,
     on_conflict: OnConflict = OnConflict.SKIP,
+    origin: Origin = Origin.PERSON,
 ) -> AddReport:
-    """Admit web pages (or sitemaps, whose pages become child items)."""
+    """Admit web pages (or sitemaps, whose pages become child items).
+
+    `origin` is who asks: an agent's URLs are marked so that their fetches reach only public
+    addresses (source_origin.py), and one naming a local address is refused here already."""
+    base = parts.catalog.require_base(base_id)
     _require_usable_base(parts, base_id)
+    restricted = origin is not Origin.PERSON and not base.agent_private_urls
     report = AddReport()
     candidates: list[_Candidate] = []
     for raw_url in urls:
         try:
             url = check_url(raw_url)
+            if restricted:
+                _check_public(url)
         except FetchError as exc:
             report.errors.append((raw_url, f"{exc.code}: {exc.message}"))
             continue
@@ -136,8 +164,21 @@ def add_urls(
             candidates.append(_Candidate(url, ItemType.SITEMAP, f"sitemaps/{host}", url))
         else:
             candidates.append(_Candidate(url, ItemType.URL, url_material_name(url), url))
-    _admit(parts, base_id, candidates, report, on_conflict, None)
+    _admit(parts, base_id, candidates, report, on_conflict, with_origin(None, origin))
     return report
+
+
+def _check_public(url: str) -> None:
+    """Refuse a URL whose host is a local address or name, before any item exists (a name
+    that resolves to one is refused when it is fetched)."""
+    try:
+        check_literal(urlsplit(url).hostname or "")
+    except AddressRefused as exc:
+        raise FetchError(
+            ErrorCode.FETCH_FAILED,
+            f"{url} was not added: {exc}; agents may add only public internet addresses "
+            "unless the person allows more for this knowledge base",
+        ) from None
 
 
 def add_note(parts: EngineParts, base_id: str, title: str, text: str) -> Item:
@@ -196,14 +237,15 @@ def _admit(
     candidates: list[_Candidate],
     report: AddReport,
     on_conflict: OnConflict,
-    folder_options: dict[str, object] | None,
+    options: dict[str, object] | None,
 ) -> None:
+    """`options` go on every admitted folder, sitemap and web page (not on files)."""
     with parts.mutex.lock(base_id):
         for cand in candidates:
             # The mutex is per process: the conflict check and the rows it allows are one
             # write transaction, so two processes adding the same source admit it once.
             with parts.catalog.transaction():
-                _admit_one(parts, base_id, cand, report, on_conflict, folder_options)
+                _admit_one(parts, base_id, cand, report, on_conflict, options)
 
 
 def _admit_one(
@@ -212,7 +254,7 @@ def _admit_one(
     cand: _Candidate,
     report: AddReport,
     on_conflict: OnConflict,
-    folder_options: dict[str, object] | None,
+    options: dict[str, object] | None,
 ) -> None:
     clash = _conflict(parts.catalog, base_id, cand)
     if clash is not None:
@@ -223,7 +265,6 @@ def _admit_one(
         mark_deleting(parts, [existing])
         report.replaced.append((cand.source, existing.id))
     if cand.item_type in CONTAINER_TYPES:
-        options = folder_options if cand.item_type is ItemType.DIRECTORY else None
         report.added.append(
             create_root(
                 parts, base_id, cand.item_type, cand.source, cand.title, cand.desired, options
@@ -238,6 +279,7 @@ def _admit_one(
             cand.item_type,
             [(cand.source, cand.desired, cand.title)],
             hashes=hashes,
+            options=options if cand.item_type is ItemType.URL else None,
         )
     )
 

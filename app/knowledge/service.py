@@ -76,6 +76,7 @@ from app.knowledge.portable import export, importer, staging, transfer
 from app.knowledge.portable.archive import TransferCancelled
 from app.knowledge.provider_errors import provider_failure
 from app.knowledge.server_index import catalog_opener, server_lookup
+from app.knowledge.source_origin import Origin as Origin
 
 # Linked folders' value types, for callers that take them from the facade.
 from app.knowledge.sync_types import LinkedFolder as LinkedFolder
@@ -268,6 +269,13 @@ class KnowledgeService:
         self.catalog.require_base(base_id)
         return self.catalog.update_base(base_id, agent_writes=int(enabled))
 
+    def set_agent_private_urls(self, base_id: str, enabled: bool) -> Base:
+        """Let web pages that agents add to a base (and those of an imported base) reach this
+        computer and the local network, or (the default) only public internet addresses."""
+        self._require_writable()
+        self.catalog.require_base(base_id)
+        return self.catalog.update_base(base_id, agent_private_urls=int(enabled))
+
     def resolve_base(self, ref: str) -> Base:
         """A base by id, or by a name that only one base has."""
         base = self.catalog.get_base(ref)
@@ -362,10 +370,13 @@ class KnowledgeService:
         *,
         sitemap: bool = False,
         on_conflict: OnConflict = OnConflict.SKIP,
+        origin: Origin = Origin.PERSON,
     ) -> AddReport:
+        """Add web pages (or sitemaps); `origin` says who asks (an agent's may reach only
+        public addresses unless the base allows more: source_origin.py)."""
         self._require_writable()
         return ingestion.add_urls(
-            self.parts, base_id, urls, sitemap=sitemap, on_conflict=on_conflict
+            self.parts, base_id, urls, sitemap=sitemap, on_conflict=on_conflict, origin=origin
         )
 
     def add_note(self, base_id: str, title: str, text: str) -> Item:

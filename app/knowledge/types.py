@@ -261,6 +261,9 @@ class Base:
     # Where the index lives; for PostgreSQL, the server's address without its password.
     backend: IndexBackend = IndexBackend.SQLITE
     dsn: str | None = None
+    # The person lets web pages that agents add (and those of imported bases) reach this
+    # computer and its local network (loopback, private and link-local addresses).
+    agent_private_urls: bool = False
 
     @property
     def has_vectors(self) -> bool:

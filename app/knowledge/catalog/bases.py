@@ -37,6 +37,7 @@ _BASE_UPDATABLE = frozenset(
         "chunk_size",
         "chunk_overlap",
         "agent_writes",
+        "agent_private_urls",
         "ocr_enabled",
         "ocr_languages",
         "ocr_max_pages",
@@ -68,7 +69,7 @@ class BaseRows(CatalogConnection):
         ocr = ocr or OcrSettings()
         try:
             self._exec(
-                f"INSERT INTO bases ({BASE_COLUMNS}) VALUES ({','.join('?' * 19)})",
+                f"INSERT INTO bases ({BASE_COLUMNS}) VALUES ({','.join('?' * 20)})",
                 (
                     bid,
                     name,
@@ -89,6 +90,7 @@ class BaseRows(CatalogConnection):
                     ocr.max_pages,
                     backend.value,
                     dsn,
+                    0,
                 ),
             )
         except apsw.ConstraintError as exc:

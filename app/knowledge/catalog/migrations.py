@@ -304,4 +304,15 @@ def _v11(conn: apsw.Connection) -> None:
     conn.execute("ALTER TABLE bases ADD COLUMN dsn TEXT")
 
 
-MIGRATIONS: list[db.Migration] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10, _v11]
+# -- what agents' web pages may reach (issue 31) ----------------------------------------
+
+
+def _v12(conn: apsw.Connection) -> None:
+    # The person lets web pages that agents add (and those of imported bases) reach this
+    # computer and the local network; off, they reach only public internet addresses.
+    conn.execute("ALTER TABLE bases ADD COLUMN agent_private_urls INTEGER NOT NULL DEFAULT 0")
+
+
+MIGRATIONS: list[db.Migration] = [
+    _v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10, _v11, _v12
+]  # fmt: skip

@@ -20,7 +20,7 @@ from app.knowledge.types import RUNNING_STATUSES, Base, Item, ItemStatus
 class PortableRows(CatalogConnection):
     def insert_base_row(self, base: Base) -> None:
         self._exec(
-            f"INSERT INTO bases ({BASE_COLUMNS}) VALUES ({','.join('?' * 19)})",
+            f"INSERT INTO bases ({BASE_COLUMNS}) VALUES ({','.join('?' * 20)})",
             (
                 base.id,
                 base.name,
@@ -41,6 +41,7 @@ class PortableRows(CatalogConnection):
                 base.ocr.max_pages,
                 base.backend.value,
                 base.dsn,
+                int(base.agent_private_urls),
             ),
         )
 

@@ -22,7 +22,7 @@ from app.knowledge.types import (
 BASE_COLUMNS = (
     "id, name, embedding_model, dimensions, rerank_model, document_count, threshold, "
     "chunk_size, chunk_overlap, status, status_reason, created_at, updated_at, agent_writes, "
-    "ocr_enabled, ocr_languages, ocr_max_pages, backend, dsn"
+    "ocr_enabled, ocr_languages, ocr_max_pages, backend, dsn, agent_private_urls"
 )
 ITEM_COLUMNS = (
     "id, base_id, parent_id, type, source, title, relative_path, status, phase, progress, "
@@ -87,6 +87,7 @@ def decode_base(row: Sequence[Any]) -> Base:
         ),
         backend=IndexBackend(row[17]) if row[17] in BACKENDS else IndexBackend.SQLITE,
         dsn=row[18],
+        agent_private_urls=bool(row[19]),
     )
 
 

@@ -21,6 +21,7 @@ import numpy as np
 from app.knowledge import path_safety
 from app.knowledge.catalog import Job
 from app.knowledge.chunk_sizing import sizing_for
+from app.knowledge.folder_scan import follow_links
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.errors import ItemFailure, JobCancelled, RetryableFailure
 from app.knowledge.jobs.kinds import policy_for
@@ -42,6 +43,7 @@ from app.knowledge.pipeline.indexing.token_count import ChunkSizing, embedding_i
 from app.knowledge.pipeline.readers.document import page_at as page_at  # re-exported
 from app.knowledge.pipeline.readers.errors import ReaderError
 from app.knowledge.pipeline.readers.image import OCR_MISSING_MESSAGE
+from app.knowledge.pipeline.sources.directory import leads_inside
 from app.knowledge.pipeline.sources.snapshot import page_document
 from app.knowledge.pipeline.sources.web import FetchCancelled, FetchError, fetch_url
 from app.knowledge.pipeline.store.index_store import (
@@ -57,6 +59,7 @@ from app.knowledge.pipeline.text_extraction import (
     chunk_spans,
     extract_to_file,
 )
+from app.knowledge.source_origin import address_policy
 from app.knowledge.types import (
     Base,
     CancelReason,
@@ -437,6 +440,8 @@ def _acquire_file(
     reacquire: bool,
     recognition: Recognition,
 ) -> Acquired:
+    if reacquire:
+        _require_inside_folder(ctx, item)
     source = Path(item.source) if reacquire else copy
     # The worker writes the text beside the material, as write_material would: a crash
     # leaves a temporary file that recovery knows to remove.
@@ -472,6 +477,24 @@ def _acquire_file(
     except BaseException:
         scratch.unlink(missing_ok=True)
         raise
+
+
+def _require_inside_folder(ctx: JobContext, item: Item) -> None:
+    """A folder's file is read only if it still leads inside the folder: one swapped for a
+    symbolic link to elsewhere since the scan (`notes.txt -> /etc/shadow`) is not followed,
+    unless the folder follows links (folder_scan.py)."""
+    if item.parent_id is None:
+        return
+    folder = ctx.parts.catalog.get_item(item.parent_id)
+    if folder is None or folder.type is not ItemType.DIRECTORY or follow_links(folder.options):
+        return
+    if not leads_inside(item.source, os.path.realpath(folder.source)):
+        raise ItemFailure(
+            ErrorCode.UNSAFE_PATH,
+            f"{item.source} now leads to {os.path.realpath(item.source)}, outside the folder "
+            f"{folder.source}; it is not followed (add the folder with --follow-links to "
+            "follow links)",
+        )
 
 
 def _temp_beside(target: Path) -> Path:
@@ -528,6 +551,7 @@ def _acquire_url(
         page = fetch_url(
             item.source,
             limits=ctx.parts.fetch_limits,
+            addresses=address_policy(ctx.parts.catalog, item, ctx.parts.resolve_host),
             # A fetch can wait on the network for a minute: Ctrl-C or closing the app must
             # not wait for it (the item is then marked INDEXING_INTERRUPTED by the runner).
             cancelled=lambda: ctx.cancelled() is not None,

@@ -26,6 +26,7 @@ def create_items(
     *,
     parent_id: str | None = None,
     hashes: dict[str, str] | None = None,
+    options: dict[str, object] | None = None,
 ) -> list[Item]:
     """Create leaf items (source, desired material name, title) and queue their indexing.
 
@@ -51,6 +52,7 @@ def create_items(
                 relative_path=rel,
                 size=_size(source) if item_type is ItemType.FILE else None,
                 content_hash=(hashes or {}).get(source),
+                options=options,
             )
             queue_index(parts, item, reacquire=True)
             items.append(item)

@@ -7,9 +7,11 @@ source is still there are indexed again, vanished ones are deleted, new ones are
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 from app.knowledge.catalog import Job
+from app.knowledge.folder_scan import data_fence, follow_links, record_skipped
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.errors import ItemFailure, JobCancelled, RetryableFailure
 from app.knowledge.jobs.item_creation import create_children
@@ -17,10 +19,11 @@ from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.jobs.queue import mark_deleting, queue_index
 from app.knowledge.material_paths import url_material_name
 from app.knowledge.pipeline.readers.registry import SUPPORTED_EXTENSIONS
-from app.knowledge.pipeline.sources.directory import scan_directory
+from app.knowledge.pipeline.sources.directory import DirectoryScan, scan_directory
 from app.knowledge.pipeline.sources.ignore_rules import IgnoreRules
 from app.knowledge.pipeline.sources.sitemap import expand_sitemap
 from app.knowledge.pipeline.sources.web import FetchCancelled, FetchError
+from app.knowledge.source_origin import address_policy
 from app.knowledge.types import (
     SETTLED_STATUSES,
     CancelReason,
@@ -42,9 +45,15 @@ def run(ctx: JobContext, job: Job) -> None:
 
 def expand(ctx: JobContext, root: Item, options: dict[str, object]) -> None:
     parts = ctx.parts
+    scan: DirectoryScan | None = None
+    ignored: Callable[[str], bool] | None = None
     if root.type is ItemType.DIRECTORY:
-        wanted = _directory_children(root, options)
-        wanted = _without_ignored(ctx, root, wanted)
+        wanted, scan = _directory_children(ctx, root, options)
+        ignored = _ignore_rule(ctx, root)
+        if ignored is not None:
+            rule = ignored
+            folder = Path(root.source)
+            wanted = [(s, d) for s, d in wanted if not rule(Path(s).relative_to(folder).as_posix())]
         child_type = ItemType.FILE
     elif root.type is ItemType.SITEMAP:
         wanted = _sitemap_children(ctx, root)
@@ -58,6 +67,8 @@ def expand(ctx: JobContext, root: Item, options: dict[str, object]) -> None:
         current = parts.catalog.get_item(root.id)
         if current is None or current.status is not ItemStatus.PREPARING:
             return
+        if scan is not None:
+            record_skipped(parts.catalog, current, scan, ignored)
         existing = {c.source: c for c in parts.catalog.list_items(root.base_id, parent_id=root.id)}
         fresh: list[tuple[str, str]] = []
         for source, desired in wanted:
@@ -78,7 +89,9 @@ def expand(ctx: JobContext, root: Item, options: dict[str, object]) -> None:
             settle_parent(parts.catalog, root.parent_id)
 
 
-def _directory_children(root: Item, options: dict[str, object]) -> list[tuple[str, str]]:
+def _directory_children(
+    ctx: JobContext, root: Item, options: dict[str, object]
+) -> tuple[list[tuple[str, str]], DirectoryScan]:
     folder = Path(root.source)
     if not folder.is_dir():
         raise ItemFailure(ErrorCode.SOURCE_MISSING, f"the folder {folder} no longer exists")
@@ -87,23 +100,22 @@ def _directory_children(root: Item, options: dict[str, object]) -> list[tuple[st
         extensions=_strings(options.get("extensions")) or SUPPORTED_EXTENSIONS,
         include_globs=_strings(options.get("include")),
         exclude_globs=_strings(options.get("exclude")),
+        follow_links=follow_links(options),
+        fenced=data_fence(ctx.parts.layout),
     )
     for problem in scan.errors:
         log.warning("while scanning %s: %s", folder, problem)
     prefix = root.relative_path or folder.name
-    return [(str(p), f"{prefix}/{p.relative_to(folder).as_posix()}") for p in scan.files]
+    wanted = [(str(p), f"{prefix}/{p.relative_to(folder).as_posix()}") for p in scan.files]
+    return wanted, scan
 
 
-def _without_ignored(
-    ctx: JobContext, root: Item, wanted: list[tuple[str, str]]
-) -> list[tuple[str, str]]:
+def _ignore_rule(ctx: JobContext, root: Item) -> Callable[[str], bool] | None:
     """A linked folder's ignore rules hold from its first expansion on (sync_folder.py)."""
     link = ctx.parts.catalog.get_link(root.id)
     if link is None:
-        return wanted
-    folder = Path(root.source)
-    rules = IgnoreRules.for_folder(folder, link.ignore_patterns)
-    return [(s, d) for s, d in wanted if not rules.ignored(Path(s).relative_to(folder).as_posix())]
+        return None
+    return IgnoreRules.for_folder(Path(root.source), link.ignore_patterns).ignored
 
 
 def _sitemap_children(ctx: JobContext, root: Item) -> list[tuple[str, str]]:
@@ -112,6 +124,7 @@ def _sitemap_children(ctx: JobContext, root: Item) -> list[tuple[str, str]]:
             root.source,
             limits=ctx.parts.sitemap_limits,
             cancelled=lambda: ctx.cancelled() is not None,
+            addresses=address_policy(ctx.parts.catalog, root, ctx.parts.resolve_host),
         )
     except FetchCancelled:
         raise JobCancelled(ctx.cancelled() or CancelReason.SHUTDOWN) from None

@@ -26,6 +26,7 @@ from app.knowledge.pipeline.readers.errors import ReaderError
 from app.knowledge.pipeline.sources.sitemap import expand_sitemap
 from app.knowledge.pipeline.sources.snapshot import page_document
 from app.knowledge.pipeline.sources.web import FetchCancelled, FetchError, fetch_url
+from app.knowledge.source_origin import address_policy
 from app.knowledge.sync_types import PageValidators
 from app.knowledge.types import SETTLED_STATUSES, CancelReason, Item, ItemStatus, ItemType
 
@@ -70,6 +71,7 @@ def _follow_sitemap(ctx: JobContext, root: Item) -> list[Item]:
             root.source,
             limits=parts.sitemap_limits,
             cancelled=lambda: ctx.cancelled() is not None,
+            addresses=address_policy(parts.catalog, root, parts.resolve_host),
         )
     except FetchCancelled:
         raise JobCancelled(ctx.cancelled() or CancelReason.SHUTDOWN) from None
@@ -113,6 +115,7 @@ def _changed(ctx: JobContext, page: Item) -> bool:
             limits=parts.fetch_limits,
             cancelled=lambda: ctx.cancelled() is not None,
             validators=headers,
+            addresses=address_policy(parts.catalog, page, parts.resolve_host),
         )
     except FetchError as exc:
         # A page that cannot be fetched now keeps what the base has; the next refresh

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from app.knowledge.catalog import Job
 from app.knowledge.engine import EngineParts
+from app.knowledge.folder_scan import data_fence, follow_links, record_skipped
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.errors import JobCancelled
 from app.knowledge.jobs.item_creation import create_children
@@ -177,7 +178,7 @@ def _sync(ctx: JobContext, root: Item, patterns: tuple[str, ...]) -> SyncChanges
     if not folder.is_dir():
         # An unplugged drive or a moved folder: keep everything; say so.
         raise _FolderMissing(f"the folder {folder} is not there")
-    looks = _scan(folder, patterns, root.options or {})
+    looks = _scan(parts, root, patterns)
     children = parts.catalog.list_items(root.base_id, parent_id=root.id)
     snapshots = parts.catalog.file_snapshots(root.id)
     plan = _plan(looks, children, snapshots)
@@ -203,7 +204,11 @@ def _sync(ctx: JobContext, root: Item, patterns: tuple[str, ...]) -> SyncChanges
     return changes
 
 
-def _scan(folder: Path, patterns: tuple[str, ...], options: dict[str, object]) -> list[_Look]:
+def _scan(parts: EngineParts, root: Item, patterns: tuple[str, ...]) -> list[_Look]:
+    """The folder's files as they look now; what the scan left out (links out of the
+    folder, Trove's data folder) is kept on the root for the summaries (folder_scan.py)."""
+    folder = Path(root.source)
+    options = root.options or {}
     rules = IgnoreRules.for_folder(folder, patterns)
     extensions = options.get("extensions")
     scan = scan_directory(
@@ -213,7 +218,13 @@ def _scan(folder: Path, patterns: tuple[str, ...], options: dict[str, object]) -
         else SUPPORTED_EXTENSIONS,
         include_globs=_strings(options.get("include")),
         exclude_globs=_strings(options.get("exclude")),
+        follow_links=follow_links(options),
+        fenced=data_fence(parts.layout),
     )
+    with parts.mutex.lock(root.base_id), parts.catalog.transaction():
+        current = parts.catalog.get_item(root.id)
+        if current is not None:
+            record_skipped(parts.catalog, current, scan, rules.ignored)
     looks: list[_Look] = []
     for path in scan.files:
         rel = path.relative_to(folder).as_posix()

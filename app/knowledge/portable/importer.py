@@ -47,6 +47,7 @@ from app.knowledge.portable.archive import (
     damaged,
     parse_manifest,
 )
+from app.knowledge.source_origin import Origin, with_origin
 from app.knowledge.types import (
     DEFAULT_CHUNK_OVERLAP,
     DEFAULT_CHUNK_SIZE,
@@ -199,7 +200,9 @@ def _read_items(path: Path, base_id: str) -> tuple[list[Item], dict[str, str]]:
                     content_hash=row.get("contentHash"),
                     created_at=float(row["createdAt"]),
                     updated_at=float(row["updatedAt"]),
-                    options=row.get("options"),
+                    # Its URLs are someone else's choice: fetched again, they reach only
+                    # public addresses unless the person allows more (source_origin.py).
+                    options=with_origin(row.get("options"), Origin.IMPORT),
                 )
             except path_safety.UnsafePathError as exc:
                 raise TroveError(

@@ -228,6 +228,18 @@ class BasesPanel(QWidget):
                 "may also add, delete and reindex items here."
             )
         )
+        self.private_urls_action = QAction(
+            self.tr("Let agents' web pages reach this computer and local network"), self
+        )
+        self.private_urls_action.setObjectName("agentPrivateUrlsAction")
+        self.private_urls_action.setCheckable(True)
+        self.private_urls_action.setToolTip(
+            self.tr(
+                "Off: web pages that agents add here, and those of an imported base, may only "
+                "come from public internet addresses, never from localhost, your network or a "
+                "cloud metadata service. Pages you add yourself may come from anywhere."
+            )
+        )
         self.export_action = QAction(self.tr("Export…"), self)
         self.export_action.setObjectName("exportBaseAction")
         self.import_action = QAction(self.tr("Import knowledge base…"), self)
@@ -251,6 +263,7 @@ class BasesPanel(QWidget):
                 self.detach_action,
                 self.delete_action,
                 self.agents_action,
+                self.private_urls_action,
                 self.export_action,
                 self.import_action,
             ]
@@ -284,6 +297,7 @@ class BasesPanel(QWidget):
         self.new_action.triggered.connect(self.newBaseRequested)
         self.rename_action.triggered.connect(self._on_rename)
         self.agents_action.toggled.connect(self._on_agents_toggled)
+        self.private_urls_action.toggled.connect(self._on_private_urls_toggled)
         self.delete_action.triggered.connect(self._on_delete)
         self.view.sourcesDropped.connect(self._on_sources_dropped)
         self.adder.finished.connect(self._on_dropped_added)
@@ -335,6 +349,10 @@ class BasesPanel(QWidget):
         self.agents_action.setEnabled(base is not None)
         self.agents_action.setChecked(base is not None and base.agent_writes)
         self.agents_action.blockSignals(False)
+        self.private_urls_action.blockSignals(True)
+        self.private_urls_action.setEnabled(base is not None)
+        self.private_urls_action.setChecked(base is not None and base.agent_private_urls)
+        self.private_urls_action.blockSignals(False)
 
     @Slot(bool)
     def _on_agents_toggled(self, allowed: bool) -> None:
@@ -344,6 +362,19 @@ class BasesPanel(QWidget):
         base_id = base.id
         self._ctx.tasks.run(
             lambda: self._ctx.service.set_agent_writes(base_id, allowed),
+            lambda _base: self.reload(),
+            self._on_failed,
+            owner=self,
+        )
+
+    @Slot(bool)
+    def _on_private_urls_toggled(self, allowed: bool) -> None:
+        base = self.selected_base()
+        if base is None:
+            return
+        base_id = base.id
+        self._ctx.tasks.run(
+            lambda: self._ctx.service.set_agent_private_urls(base_id, allowed),
             lambda _base: self.reload(),
             self._on_failed,
             owner=self,

@@ -13,13 +13,19 @@ Reads, the only operation that waits on the server for long, wait in slices of a
 ends the fetch with `FetchCancelled`. A timed-out `recv` has consumed nothing (and OpenSSL
 keeps a partly received TLS record), so a read is retried safely; a write or connect may
 have made progress and is not, it is only bounded by the deadline.
+
+A scope may also carry a `ConnectGuard`, asked for every new connection: it returns the
+addresses to connect to for a host (or raises to refuse it), so the caller's check of an
+address and the connection to it are one step (the address policy, address_policy.py).
+Through a proxy the connection is to the proxy, so the guard is asked about the request's
+target instead, and its answer only decides whether the request goes out.
 """
 
 from __future__ import annotations
 
 import time
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -28,6 +34,9 @@ import httpcore
 import httpx
 
 CancelCheck = Callable[[], bool]
+# (host, port) -> the addresses to connect to; raises to refuse the host, OSError when it
+# cannot tell (a failed name lookup: a connect error like any other).
+ConnectGuard = Callable[[str, int], Sequence[str]]
 # How long a read may block before the cancel check is asked again.
 CANCEL_POLL_S = 0.1
 
@@ -44,16 +53,20 @@ def _never() -> bool:
 class _Scope:
     deadline: float  # time.monotonic()
     cancelled: CancelCheck
+    guard: ConnectGuard | None = None
 
 
 _scope: ContextVar[_Scope | None] = ContextVar("trove_fetch_scope", default=None)
 
 
 @contextmanager
-def fetch_scope(deadline: float, cancelled: CancelCheck | None = None) -> Iterator[None]:
+def fetch_scope(
+    deadline: float, cancelled: CancelCheck | None = None, guard: ConnectGuard | None = None
+) -> Iterator[None]:
     """Run the block with every socket operation on a `DeadlineBackend` bounded by
-    `deadline` (a time.monotonic() value) and stopped when `cancelled()` turns true."""
-    token = _scope.set(_Scope(deadline, cancelled or _never))
+    `deadline` (a time.monotonic() value) and stopped when `cancelled()` turns true; every
+    new connection goes where `guard` says."""
+    token = _scope.set(_Scope(deadline, cancelled or _never, guard))
     try:
         yield
     finally:
@@ -124,10 +137,14 @@ class DeadlineStream(httpcore.NetworkStream):
 
 class DeadlineBackend(httpcore.NetworkBackend):
     """httpcore's network backend with every operation bounded by the current fetch scope
-    (outside a scope it behaves exactly like the backend it wraps)."""
+    (outside a scope it behaves exactly like the backend it wraps). `guarded` is false for
+    a proxy's backend: its connections go to the proxy, not to the fetch's target."""
 
-    def __init__(self, backend: httpcore.NetworkBackend | None = None) -> None:
+    def __init__(
+        self, backend: httpcore.NetworkBackend | None = None, *, guarded: bool = True
+    ) -> None:
         self._backend = backend or httpcore.SyncBackend()
+        self._guarded = guarded
 
     def connect_tcp(
         self,
@@ -137,9 +154,25 @@ class DeadlineBackend(httpcore.NetworkBackend):
         local_address: str | None = None,
         socket_options: typing.Iterable[typing.Any] | None = None,
     ) -> httpcore.NetworkStream:
-        wait = _wait_for(timeout, httpcore.ConnectTimeout)
-        stream = self._backend.connect_tcp(host, port, wait, local_address, socket_options)
-        return DeadlineStream(stream)
+        scope = _scope.get()
+        guard = scope.guard if scope is not None and self._guarded else None
+        try:
+            addresses = guard(host, port) if guard is not None else [host]
+        except OSError as exc:
+            raise httpcore.ConnectError(str(exc)) from exc
+        failure: httpcore.ConnectError | httpcore.ConnectTimeout | None = None
+        for address in addresses:
+            wait = _wait_for(timeout, httpcore.ConnectTimeout)
+            try:
+                stream = self._backend.connect_tcp(
+                    address, port, wait, local_address, socket_options
+                )
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                failure = exc  # the next checked address of the name may answer
+                continue
+            return DeadlineStream(stream)
+        assert failure is not None
+        raise failure
 
     def connect_unix_socket(
         self,
@@ -154,7 +187,7 @@ class DeadlineBackend(httpcore.NetworkBackend):
         self._backend.sleep(seconds)
 
 
-def _install(transport: httpx.BaseTransport) -> httpx.BaseTransport:
+def _install(transport: httpx.BaseTransport, *, guarded: bool = True) -> httpx.BaseTransport:
     """Put a DeadlineBackend under an httpx transport's connection pool (direct or proxy)."""
     if not isinstance(transport, httpx.HTTPTransport):
         return transport  # a caller's own transport (a mock in tests) does its own I/O
@@ -167,8 +200,28 @@ def _install(transport: httpx.BaseTransport) -> httpx.BaseTransport:
             "connection pool elsewhere"
         )
     if not isinstance(backend, DeadlineBackend):
-        pool._network_backend = DeadlineBackend(backend)  # type: ignore[union-attr]
+        pool._network_backend = DeadlineBackend(backend, guarded=guarded)  # type: ignore[union-attr]
     return transport
+
+
+class _GuardedProxyTransport(httpx.BaseTransport):
+    """A proxy transport that asks the scope's guard about each request's target first."""
+
+    def __init__(self, transport: httpx.BaseTransport) -> None:
+        self._transport = transport
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        scope = _scope.get()
+        if scope is not None and scope.guard is not None:
+            url = request.url
+            try:
+                scope.guard(url.host, url.port or (443 if url.scheme == "https" else 80))
+            except OSError as exc:
+                raise httpx.ConnectError(str(exc), request=request) from exc
+        return self._transport.handle_request(request)
+
+    def close(self) -> None:
+        self._transport.close()
 
 
 class DeadlineClient(httpx.Client):
@@ -180,4 +233,5 @@ class DeadlineClient(httpx.Client):
         return _install(super()._init_transport(*args, **kwargs))
 
     def _init_proxy_transport(self, *args: typing.Any, **kwargs: typing.Any) -> httpx.BaseTransport:
-        return _install(super()._init_proxy_transport(*args, **kwargs))
+        proxied = _install(super()._init_proxy_transport(*args, **kwargs), guarded=False)
+        return _GuardedProxyTransport(proxied)

@@ -13,13 +13,19 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 from xml.etree.ElementTree import Element, ParseError
 
 import httpx
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring as safe_fromstring
 
+from app.knowledge.pipeline.sources.address_policy import (
+    ANY_ADDRESS,
+    AddressPolicy,
+    AddressRefused,
+    check_literal,
+)
 from app.knowledge.pipeline.sources.web import (
     FetchedPage,
     FetchError,
@@ -194,16 +200,24 @@ def fetch_sitemap(
     *,
     client: httpx.Client | None = None,
     cancelled: Callable[[], bool] | None = None,
+    addresses: AddressPolicy = ANY_ADDRESS,
 ) -> FetchedPage:
     """fetch_url, also accepting the content types sitemaps are served with."""
-    return fetch_url(url, client=client, accept=SITEMAP_CONTENT_TYPES, cancelled=cancelled)
+    return fetch_url(
+        url,
+        client=client,
+        accept=SITEMAP_CONTENT_TYPES,
+        cancelled=cancelled,
+        addresses=addresses,
+    )
 
 
 class _Collector:
     """Page URLs de-duplicated in order, capped at max_pages, with a capped error list."""
 
-    def __init__(self, limits: SitemapLimits) -> None:
+    def __init__(self, limits: SitemapLimits, addresses: AddressPolicy) -> None:
         self.limits = limits
+        self.addresses = addresses
         self.result = SitemapExpansion()
         self._seen_pages: set[str] = set()
         self._seen_sitemaps: set[str] = set()
@@ -219,10 +233,21 @@ class _Collector:
         else:
             self._errors_dropped += 1
 
+    def _checked(self, raw: str) -> str:
+        """The URL normalised; refused like its fetch would be when it names a local
+        address or name (a name that resolves to one is refused when its page is fetched)."""
+        url = check_url(raw)
+        if not self.addresses.allow_private:
+            try:
+                check_literal(urlsplit(url).hostname or "")
+            except AddressRefused as exc:
+                raise FetchError(ErrorCode.FETCH_FAILED, f"{url}: {exc}") from None
+        return url
+
     def add_pages(self, urls: list[str]) -> None:
         for raw in urls:
             try:
-                url = check_url(raw)
+                url = self._checked(raw)
             except FetchError as exc:
                 self.error(f"page URL skipped: {exc.message}")
                 continue
@@ -241,7 +266,7 @@ class _Collector:
         fresh: list[str] = []
         for raw in urls:
             try:
-                url = check_url(raw)
+                url = self._checked(raw)
             except FetchError as exc:
                 self.error(f"child sitemap skipped: {exc.message}")
                 continue
@@ -268,6 +293,7 @@ def expand_sitemap(
     fetch: Callable[[str], FetchedPage] | None = None,
     limits: SitemapLimits = SitemapLimits(),
     cancelled: Callable[[], bool] | None = None,
+    addresses: AddressPolicy = ANY_ADDRESS,
 ) -> SitemapExpansion:
     """Read the sitemap at url and the sitemaps it indexes, breadth first, within limits.
 
@@ -275,19 +301,24 @@ def expand_sitemap(
     every sitemap is fetched with `fetch_sitemap` over one pooled client. A failing root
     raises FetchError; a failing child sitemap is recorded in `errors` and the rest go on.
     `cancelled` stops the default fetches (FetchCancelled escapes); a custom `fetch` is
-    responsible for its own.
+    responsible for its own. `addresses` holds for every sitemap fetched and every page URL
+    listed: a page or child sitemap on a refused host is skipped (recorded in `errors`).
     """
     root = check_url(url)
     if fetch is not None:
-        return _expand(root, fetch, limits)
+        return _expand(root, fetch, limits, addresses)
     with make_client(FetchLimits()) as client:
-        return _expand(root, partial(fetch_sitemap, client=client, cancelled=cancelled), limits)
+        read = partial(fetch_sitemap, client=client, cancelled=cancelled, addresses=addresses)
+        return _expand(root, read, limits, addresses)
 
 
 def _expand(
-    root: str, fetch: Callable[[str], FetchedPage], limits: SitemapLimits
+    root: str,
+    fetch: Callable[[str], FetchedPage],
+    limits: SitemapLimits,
+    addresses: AddressPolicy,
 ) -> SitemapExpansion:
-    collector = _Collector(limits)
+    collector = _Collector(limits, addresses)
     result = collector.result
     collector.mark_sitemap(root)
     pages, children, final_url = _read(fetch, root)

@@ -9,6 +9,11 @@ and `FetchCancelled` when the caller's cancel check asked it to stop.
 included: the clients `fetch_url` and `make_client` build put every socket operation under
 it (see `deadline.py`). An injected client of the caller's own is checked between
 operations only (per hop and per body chunk).
+
+`addresses` says which hosts the fetch may connect to (address_policy.py): a person's own
+URL may reach anything; one an agent added, or one from an imported base, only public
+internet addresses unless the person allowed more. It holds for every connection of the
+fetch, redirects included, on the clients built here (`make_client`).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
 
+from app.knowledge.pipeline.sources.address_policy import ANY_ADDRESS, AddressPolicy, AddressRefused
 from app.knowledge.pipeline.sources.deadline import DeadlineClient, fetch_scope
 from app.knowledge.pipeline.sources.deadline import (
     FetchCancelled as FetchCancelled,  # re-exported: callers of fetch_url catch it from here
@@ -268,6 +274,16 @@ def _transport_error(
     return _failed(f"request to {where} failed: {exc or type(exc).__name__}")
 
 
+def _refused(url: str, current: str, exc: AddressRefused, *, redirected: bool) -> FetchError:
+    where = (
+        f"{_shorten(url)} redirected to {_shorten(current)}, which" if redirected else _shorten(url)
+    )
+    return _failed(
+        f"{where} was not fetched: {exc} (web pages that agents add, and those of imported "
+        "bases, may reach only public internet addresses unless the person allows it)"
+    )
+
+
 def _too_large(url: str, limits: FetchLimits) -> FetchError:
     megabytes = limits.max_bytes / (1024 * 1024)
     return FetchError(
@@ -318,6 +334,7 @@ def fetch_url(
     accept: Collection[str] = ACCEPTED_CONTENT_TYPES,
     cancelled: Callable[[], bool] | None = None,
     validators: Mapping[str, str] | None = None,
+    addresses: AddressPolicy = ANY_ADDRESS,
 ) -> FetchedPage:
     """GET url, following redirects by hand so that every hop passes `check_url`.
 
@@ -328,13 +345,23 @@ def fetch_url(
     the set of mime types let through; a response that declares no type is sniffed.
     `cancelled` is polled while the fetch waits on the network (a few times a second); once
     it returns true the fetch ends with FetchCancelled.
+
+    `addresses` refuses hosts before any connection is made; a restricted policy needs a
+    client from `make_client` (another client's connections could not be checked).
     """
     current = check_url(url)
+    if (
+        not addresses.allow_private
+        and client is not None
+        and not isinstance(client, DeadlineClient)
+    ):
+        raise ValueError("a restricted address policy needs a client from make_client")
     deadline = time.monotonic() + limits.total_timeout
     own_client = client is None
     active = client if client is not None else make_client(limits)
+    guard = None if addresses.allow_private else addresses.guard
     try:
-        with fetch_scope(deadline, cancelled):
+        with fetch_scope(deadline, cancelled, guard):
             return _follow(
                 active, url, current, limits, deadline, user_agent, accept, validators or {}
             )
@@ -354,8 +381,11 @@ def _follow(
     validators: Mapping[str, str],
 ) -> FetchedPage:
     """Send, follow redirects, and read the final page."""
-    for _hop in range(limits.max_redirects + 1):
-        response = _send(active, current, limits, deadline, user_agent, validators)
+    for hop in range(limits.max_redirects + 1):
+        try:
+            response = _send(active, current, limits, deadline, user_agent, validators)
+        except AddressRefused as exc:
+            raise _refused(url, current, exc, redirected=hop > 0) from None
         try:
             location = response.headers.get("Location")
             if response.status_code in _REDIRECT_STATUSES and location is not None:
