@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from app.cli.output import EXIT_FAILED, EXIT_OK, print_json
-from app.cli.progress import process_and_report
+from app.cli.progress import print_stall, process_and_report
 from app.knowledge.service import KnowledgeService
 from app.knowledge.sync_types import SyncChanges
 from app.knowledge.types import ItemStatus
@@ -124,9 +124,13 @@ def cmd_sync(svc: KnowledgeService, args: argparse.Namespace) -> int:
 def _sync_and_report(
     svc: KnowledgeService, base_id: str, roots: list[str], started: float, *, as_json: bool
 ) -> int:
-    if not run_until_drained(svc):
+    drain = run_until_drained(svc)
+    if drain.interrupted:
         print("interrupted; the next sync picks up where this one stopped", file=sys.stderr)
         return 130
+    if drain.stall is not None:
+        print_stall(svc, svc.get_base(base_id).name, drain.stall)
+        return EXIT_FAILED
     states = svc.sync_states(base_id)
     failed = False
     rows: list[dict[str, Any]] = []
