@@ -42,6 +42,10 @@ def process_and_report(
     # The queue drained but these never got an outcome written (the catalog refused it),
     # or it stalled before they ran: never reported as a success.
     unfinished = [i for i in leaves if i.status in RUNNING_STATUSES]
+    # A folder still preparing was never expanded: its files are not known yet.
+    unfinished += [
+        i for i in items if i.type in CONTAINER_TYPES and i.status is ItemStatus.PREPARING
+    ]
     done = sum(1 for i in leaves if i.status is ItemStatus.COMPLETED)
     summary = f"indexed {done} document(s), {len(failed)} failed"
     if unfinished:

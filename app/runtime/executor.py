@@ -343,12 +343,11 @@ class JobExecutor(QObject):
             except Exception as exc:  # a full disk refuses even the claim's commit
                 self._note_trouble(exc)
                 return None, TROUBLE
-            with self._lock:
-                self._failures = 0
-                self._failure = None
             if job is None:
-                return None, "empty"
+                return None, "empty"  # the round is a good one if its counts can be read too
             with self._lock:
+                self._failures = 0  # work goes on
+                self._failure = None
                 self._running[job.id] = job
                 more = self._workers < self._cap
                 if more:
@@ -414,6 +413,10 @@ class JobExecutor(QObject):
                     log.exception("recovery of jobs left by another process failed")
                 totals = self._job_counts()
             due = self._service.jobs.next_due_time() if totals[0] else None
+            if why != TROUBLE:
+                with self._lock:
+                    self._failures = 0
+                    self._failure = None
         except Exception as exc:  # the counts are the catalog's too
             if why != TROUBLE:
                 self._note_trouble(exc)
