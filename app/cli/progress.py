@@ -31,7 +31,7 @@ def process_and_report(
         drain = run_until_drained(svc, progress)
     if drain.interrupted:
         print("interrupted; items in progress were marked interrupted", file=sys.stderr)
-        return 130
+        return drain.exit_code
     if drain.stall is not None:
         print_stall(svc, base.name, drain.stall)
     items = svc.list_items(base.id)

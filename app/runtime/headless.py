@@ -17,10 +17,17 @@ ProgressSink = Callable[[str, str, str, float], None]
 
 @dataclass(frozen=True, slots=True)
 class DrainResult:
-    """How a run ended: the queue drained, Ctrl-C, or no job could be claimed any more."""
+    """How a run ended: the queue drained, a signal (Ctrl-C, SIGTERM), or no job could be
+    claimed any more."""
 
     interrupted: bool = False
     stall: QueueStall | None = None
+    signum: int = signal.SIGINT  # the signal that interrupted it
+
+    @property
+    def exit_code(self) -> int:
+        """The shell's code for a command a signal ended: 130 for Ctrl-C, 143 for SIGTERM."""
+        return 128 + int(self.signum)
 
     @property
     def finished(self) -> bool:
@@ -49,12 +56,18 @@ def run_until_drained(
 
     executor.stalled.connect(on_stalled)
 
-    def on_sigint(signum: int, frame: object) -> None:
-        nonlocal interrupted
-        interrupted = True
+    received = signal.SIGINT
+
+    def on_signal(signum: int, frame: object) -> None:
+        nonlocal interrupted, received
+        interrupted, received = True, signal.Signals(signum)
         app.quit()
 
-    previous = signal.signal(signal.SIGINT, on_sigint)
+    # SIGTERM (`kill`, a logout, a service manager) ends it as Ctrl-C does: the jobs stop,
+    # the reader processes are shut down and their semaphores released. Left to Python's
+    # default the process just died, and its resource tracker then reported "5 leaked
+    # semaphore objects" (the reader pool's queues) while it removed them.
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     # Python runs signal handlers only between bytecodes; a light timer lets Ctrl-C in.
     ticker = QTimer()
     ticker.timeout.connect(lambda: None)
@@ -64,7 +77,10 @@ def run_until_drained(
         app.exec()
     finally:
         ticker.stop()
-        signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         executor.shutdown()
         executor.deleteLater()
-    return DrainResult(interrupted=interrupted, stall=None if interrupted else stall)
+    return DrainResult(
+        interrupted=interrupted, stall=None if interrupted else stall, signum=received
+    )
