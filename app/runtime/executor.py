@@ -71,7 +71,6 @@ class QueueStall:
 
     error: BaseException
     failures: int
-    retry_in_s: float
 
 
 def default_worker_cap() -> int:
@@ -205,7 +204,6 @@ class _Worker(QRunnable):
                     break
                 executor._run_claimed(job)
         except BaseException as exc:  # never let a worker thread die silently
-            log.exception("job worker crashed")
             executor._note_trouble(exc)
             why = TROUBLE
         finally:
@@ -391,7 +389,7 @@ class JobExecutor(QObject):
                 exc,
             )
         else:
-            log.error("claiming the next job failed", exc_info=exc)
+            log.error("job worker crashed", exc_info=exc)
 
     def _report_idle(self, why: str) -> None:
         """A worker ends: tell the GUI thread when to look again. Never raises: a worker
@@ -547,7 +545,7 @@ class JobExecutor(QObject):
         self._due_timer.stop()
         self._due_timer.start(int(pause * 1000))
         if not busy and failures >= STALL_AFTER:
-            self.stalled.emit(QueueStall(error, failures, pause))
+            self.stalled.emit(QueueStall(error, failures))
 
     @Slot()
     def _on_flush_progress(self) -> None:
