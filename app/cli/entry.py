@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any, TextIO
 
 import apsw
 
@@ -26,6 +27,8 @@ Command = Callable[[KnowledgeService, argparse.Namespace], int]
 
 def main(argv: Sequence[str] | None = None) -> int:
     _tolerant_output()
+    guard = _GuardedOutput(sys.stdout)
+    sys.stdout = guard
     try:
         code = _run(argv)
         # Flushed here, not at interpreter exit, so a closed pipe is caught below.
@@ -35,7 +38,55 @@ def main(argv: Sequence[str] | None = None) -> int:
         # SIGPIPE"): point stdout at devnull so the final flush at exit cannot fail again.
         _stdout_to_devnull()
         return EXIT_FAILED
+    except OutputFailed as exc:
+        _stdout_to_devnull()  # the final flush at exit would fail (and print) again
+        print(
+            f"error: the output could not be written ({exc.cause.strerror or exc.cause}); "
+            "nothing is wrong with Trove's data folder",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+    finally:
+        if sys.stdout is guard:
+            sys.stdout = guard.inner
     return code
+
+
+class OutputFailed(Exception):
+    """Writing the command's output failed (`> /dev/full`, a full disk under a redirect):
+    not a problem of Trove's data folder, whatever the errno says."""
+
+    def __init__(self, cause: OSError) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+class _GuardedOutput:
+    """stdout, whose write errors say they are stdout's: an ENOSPC from `print` would
+    otherwise be taken for the data folder's full disk. A closed pipe stays a
+    BrokenPipeError (main ends quietly)."""
+
+    def __init__(self, inner: TextIO) -> None:
+        self.inner = inner
+
+    def write(self, text: str) -> int:
+        try:
+            return self.inner.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputFailed(exc) from exc
+
+    def flush(self) -> None:
+        try:
+            self.inner.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputFailed(exc) from exc
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
 
 
 def _tolerant_output() -> None:
@@ -58,6 +109,16 @@ def _stdout_to_devnull() -> None:
     os.close(devnull)
 
 
+def _not_a_folder(home: Path) -> bool:
+    """`--home /dev/null`, or a path below a file: no data folder can be there."""
+    current = home
+    while not current.exists():
+        if current.parent == current:
+            return False
+        current = current.parent
+    return not current.is_dir()
+
+
 def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parse(parser, argv)
@@ -74,6 +135,13 @@ def _run(argv: Sequence[str] | None) -> int:
 
 
 def _run_command(func: Command, args: argparse.Namespace, home: Path) -> int:
+    if _not_a_folder(home):
+        print(
+            f"error: {ErrorCode.INVALID_ARGUMENT}: the data folder {home} is not a folder "
+            "(pass --home or TROVE_HOME a folder, or a path where one can be made)",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
     try:
         svc = KnowledgeService(home)
     except CORRUPTION_ERRORS as exc:

@@ -100,10 +100,17 @@ def cmd_reindex(svc: KnowledgeService, args: argparse.Namespace) -> int:
 
 
 def cmd_resume(svc: KnowledgeService, args: argparse.Namespace) -> int:
-    """Run what a stopped process left queued (and recover what it left running)."""
+    """Run what a stopped process left queued, recover what it left running, and index
+    again what an interruption or a full disk failed."""
     base = svc.resolve_base(args.base)
+    svc.recover()  # first: what a dead process left running becomes INDEXING_INTERRUPTED
+    again = svc.reindex_interrupted(base.id)
     pending = {i.id for i in svc.list_items(base.id) if i.status in RUNNING_STATUSES}
-    print(f"resuming {len(pending)} unfinished item(s) of {base.name!r}", file=sys.stderr)
+    print(
+        f"resuming {len(pending)} unfinished item(s) of {base.name!r}"
+        + (f" ({len(again)} of them interrupted before)" if again else ""),
+        file=sys.stderr,
+    )
     return process_and_report(svc, base, pending, wait=True, errors=False)
 
 

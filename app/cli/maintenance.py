@@ -8,8 +8,10 @@ from collections.abc import Sequence
 
 from app.cli.output import EXIT_FAILED, EXIT_OK, print_json
 from app.cli.progress import process_and_report
-from app.knowledge.doctor import Problem
+from app.knowledge.doctor import Code, Problem, Repair
 from app.knowledge.service import KnowledgeService
+from app.knowledge.types import Item, ItemStatus
+from app.runtime.headless import run_until_drained
 
 
 def cmd_restore(svc: KnowledgeService, args: argparse.Namespace) -> int:
@@ -26,9 +28,13 @@ def cmd_restore(svc: KnowledgeService, args: argparse.Namespace) -> int:
 def cmd_doctor(svc: KnowledgeService, args: argparse.Namespace) -> int:
     base_id = svc.resolve_base(args.base).id if args.base else None
     result = svc.doctor(base_id, repair=args.repair)
+    # Items the repair queued to be indexed again from their copies finish here, so the
+    # command ends with them completed (or says which could not be).
+    unfinished = _index_requeued(svc, result.repairs)
+    clean = result.clean and not unfinished
     if args.json:
         print_json(result.to_json())
-        return EXIT_OK if result.clean else EXIT_FAILED
+        return EXIT_OK if clean else EXIT_FAILED
     report = result.report
     print(f"checked {len(report.bases)} knowledge base(s): {len(report.problems)} problem(s)")
     _print_problems(report.problems)
@@ -39,10 +45,32 @@ def cmd_doctor(svc: KnowledgeService, args: argparse.Namespace) -> int:
         remaining = result.after.problems
         print(f"after repair: {len(remaining)} problem(s)")
         _print_problems(remaining)
+        for item in unfinished:
+            print(f"  not indexed again: {item.title!r}: {item.error_code}: {item.error_message}")
     elif any(p.repairable for p in report.problems):
         fixable = sum(1 for p in report.problems if p.repairable)
         print(f"{fixable} of them can be repaired: trove doctor --repair", file=sys.stderr)
-    return EXIT_OK if result.clean else EXIT_FAILED
+    for corrupt in sorted({p.base_id or "" for p in result.final.problems if _needs_restore(p)}):
+        print(
+            f"the index of base {corrupt} must be rebuilt from its own copies: "
+            f"trove restore {corrupt}",
+            file=sys.stderr,
+        )
+    return EXIT_OK if clean else EXIT_FAILED
+
+
+def _needs_restore(problem: Problem) -> bool:
+    return problem.code is Code.INDEX_CORRUPT and problem.base_id is not None
+
+
+def _index_requeued(svc: KnowledgeService, repairs: Sequence[Repair]) -> list[Item]:
+    """Run the queue when the repair queued items again; the ones that did not complete."""
+    ids = {r.item_id for r in repairs if r.requeued and r.item_id}
+    if not ids:
+        return []
+    run_until_drained(svc)
+    items = [svc.get_item(i) for i in sorted(ids)]
+    return [i for i in items if i.status is not ItemStatus.COMPLETED]
 
 
 def _print_problems(problems: Sequence[Problem]) -> None:

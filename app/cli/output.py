@@ -97,6 +97,8 @@ def response_json(response: SearchResponse, *, debug: bool = True) -> dict[str, 
     data: dict[str, Any] = {
         "query": response.query,
         "mode": str(response.mode),
+        # What was asked for, when the search answered in another mode (see "degraded").
+        "requestedMode": str(response.requested_mode or response.mode),
         "results": [r.to_json() for r in response.results],
         **response.relevance_json(),
         "degraded": response.degraded_json(),

@@ -6,15 +6,20 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+import apsw
+
 from app.cli.output import EXIT_FAILED, EXIT_OK, bar
+from app.knowledge.jobs.errors import storage_failure
 from app.knowledge.material_paths import CONTAINER_TYPES
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import (
     RUNNING_STATUSES,
     Base,
     ErrorCode,
+    Item,
     ItemStatus,
 )
+from app.runtime.executor import QueueStall
 from app.runtime.headless import run_until_drained
 
 
@@ -23,18 +28,24 @@ def process_and_report(
 ) -> int:
     """Run the queue to the end, then summarise the items this command touched."""
     with _progress_printer() as progress:
-        finished = run_until_drained(svc, progress)
-    if not finished:
+        drain = run_until_drained(svc, progress)
+    if drain.interrupted:
         print("interrupted; items in progress were marked interrupted", file=sys.stderr)
-        return 130
+        return drain.exit_code
+    if drain.stall is not None:
+        print_stall(svc, base.name, drain.stall)
     items = svc.list_items(base.id)
     if item_ids is not None:
         items = [i for i in items if i.id in item_ids or i.parent_id in item_ids]
     leaves = [i for i in items if i.type not in CONTAINER_TYPES]
     failed = [i for i in leaves if i.status is ItemStatus.FAILED]
-    # The queue drained but these never got an outcome written (the catalog refused it):
-    # the next start marks them INDEXING_INTERRUPTED. Never reported as a success.
+    # The queue drained but these never got an outcome written (the catalog refused it),
+    # or it stalled before they ran: never reported as a success.
     unfinished = [i for i in leaves if i.status in RUNNING_STATUSES]
+    # A folder still preparing was never expanded: its files are not known yet.
+    unfinished += [
+        i for i in items if i.type in CONTAINER_TYPES and i.status is ItemStatus.PREPARING
+    ]
     done = sum(1 for i in leaves if i.status is ItemStatus.COMPLETED)
     summary = f"indexed {done} document(s), {len(failed)} failed"
     if unfinished:
@@ -44,16 +55,52 @@ def process_and_report(
         print(
             f"failed: {item.source[:200]}: {item.error_code}: {item.error_message}", file=sys.stderr
         )
+    queued = _queued_items(svc, base) if unfinished else set()
     for item in unfinished:
         print(
-            f"unfinished: {item.source[:200]}: its result could not be saved (Trove's data "
-            f"storage refused the write); "
-            f"it is marked {ErrorCode.INDEXING_INTERRUPTED} on the next start",
+            f"unfinished: {item.source[:200]}: {_why_unfinished(item, queued, base)}",
             file=sys.stderr,
         )
-    if wait and (failed or unfinished or errors):
+    if drain.stall is not None or (wait and (failed or unfinished or errors)):
         return EXIT_FAILED
     return EXIT_OK
+
+
+def print_stall(svc: KnowledgeService, base_name: str, stall: QueueStall) -> None:
+    """One line: why no job could be claimed, and what to run once it is fixed."""
+    then = f"run: trove resume {base_name}"
+    failure = storage_failure(stall.error, svc.layout.home, then=then)
+    if failure is not None:
+        print(
+            f"error: {failure.code}: no job could be taken from the queue: {failure.message} "
+            f"(data folder: {svc.layout.home})",
+            file=sys.stderr,
+        )
+        return
+    print(
+        f"error: no job could be taken from the queue ({type(stall.error).__name__}: "
+        f"{stall.error}; {stall.failures} tries); once Trove's catalog "
+        f"{svc.layout.catalog_path} works again, {then}",
+        file=sys.stderr,
+    )
+
+
+def _queued_items(svc: KnowledgeService, base: Base) -> set[str]:
+    """Items a queued job of the base is about (they never started)."""
+    try:
+        return svc.jobs.queued_items(base.id)
+    except apsw.Error:  # the summary must still come out
+        return set()
+
+
+def _why_unfinished(item: Item, queued: set[str], base: Base) -> str:
+    if item.id in queued or item.parent_id in queued:
+        return f"not indexed yet (still queued); trove resume {base.name} runs it"
+    return (
+        f"its result could not be saved (Trove's data storage refused the write); it is "
+        f"marked {ErrorCode.INDEXING_INTERRUPTED} on the next start, and trove resume "
+        f"{base.name} indexes it again"
+    )
 
 
 @contextmanager

@@ -13,7 +13,7 @@ from typing import Any
 
 from app.cli.folders import folder_options, print_skipped, skipped_json, skipped_lines
 from app.cli.output import EXIT_FAILED, EXIT_OK, print_json
-from app.cli.progress import process_and_report
+from app.cli.progress import print_stall, process_and_report
 from app.knowledge.folder_scan import scan_skipped
 from app.knowledge.service import KnowledgeService
 from app.knowledge.sync_types import SyncChanges
@@ -139,9 +139,13 @@ def _sync_and_report(
     as_json: bool,
     verbose: bool = False,
 ) -> int:
-    if not run_until_drained(svc):
+    drain = run_until_drained(svc)
+    if drain.interrupted:
         print("interrupted; the next sync picks up where this one stopped", file=sys.stderr)
         return 130
+    if drain.stall is not None:
+        print_stall(svc, svc.get_base(base_id).name, drain.stall)
+        return EXIT_FAILED
     states = svc.sync_states(base_id)
     failed = False
     rows: list[dict[str, Any]] = []

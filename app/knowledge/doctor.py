@@ -10,8 +10,13 @@ fixed without guessing, then checks again:
 - files under raw/ that no item owns are deleted (never a file an item still references);
 - items left running without a live job, and deleting items without a delete job, go
   through startup recovery (`recovery.recover`: INDEXING_INTERRUPTED, deletions queued);
-- completed items whose material, chunks, vectors or files are gone become failed with a
-  message that says to reindex them (completed -> processing -> failed).
+- completed items whose material, chunks or vectors are gone while their copy under raw/ is
+  intact are queued to be indexed again from it (nothing is thrown away); those whose copy
+  is gone too become failed with a message that says to reindex them (completed ->
+  processing -> failed);
+- an index that holds none of the base's completed documents (lost, emptied, replaced by
+  something that is no index) is INDEX_CORRUPT like a damaged one: `trove restore`
+  rebuilds it from the copies, a repair item by item would not.
 
 Checking never creates an index (stores are opened with `get_if_exists`) and holds the
 base mutex per base, so this process's jobs never change a base halfway through its check.
@@ -37,16 +42,18 @@ from app.knowledge.catalog import Catalog, Job
 from app.knowledge.engine import EngineParts
 from app.knowledge.jobs.kinds import JobKind, known_kind
 from app.knowledge.jobs.parents import settle_parent
+from app.knowledge.jobs.queue import queue_work
 from app.knowledge.jobs.recovery import job_items, recover
 from app.knowledge.material_paths import CONTAINER_TYPES, stored_files
 from app.knowledge.pipeline.store.base_index import BaseIndex
-from app.knowledge.pipeline.store.index_store import IndexSnapshot
+from app.knowledge.pipeline.store.index_store import IndexSnapshot, index_path
 from app.knowledge.portable import staging
 from app.knowledge.types import (
     RUNNING_STATUSES,
     Base,
     ErrorCode,
     IllegalTransitionError,
+    IndexBackend,
     Item,
     ItemStatus,
 )
@@ -120,6 +127,7 @@ class Repair:
     base_id: str | None
     item_id: str | None
     action: str
+    requeued: bool = False  # the item was queued to be indexed again (run the queue)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -127,6 +135,7 @@ class Repair:
             "baseId": self.base_id,
             "itemId": self.item_id,
             "action": self.action,
+            "requeued": self.requeued,
         }
 
 
@@ -392,7 +401,7 @@ def _inspect_base(parts: EngineParts, base: Base, now: float | None, tmp_grace: 
         parts.catalog, parts.catalog.list_jobs(base.id, statuses=("queued", "running"))
     )
     _check_running(base, items, by_id, live_jobs, found)
-    snapshot = _index_snapshot(parts, base, found)
+    snapshot = _index_snapshot(parts, base, by_id, found)
     if snapshot is not None:
         _check_index(parts, base, by_id, snapshot, found)
     _check_files(base, items, raw, on_disk, time.time() if now is None else now, tmp_grace, found)
@@ -466,11 +475,22 @@ def _delete_covered(item: Item, by_id: dict[str, Item], cover: set[str]) -> bool
     return False
 
 
-def _index_snapshot(parts: EngineParts, base: Base, found: _Findings) -> IndexSnapshot | None:
+def _index_snapshot(
+    parts: EngineParts, base: Base, by_id: dict[str, Item], found: _Findings
+) -> IndexSnapshot | None:
     """The base's index rows, or None when there is no usable index (reported)."""
+    completed = sum(
+        1
+        for i in by_id.values()
+        if i.status is ItemStatus.COMPLETED and i.type not in CONTAINER_TYPES
+    )
     try:
         store = parts.stores.get_if_exists(base.id)
         if store is None:
+            lost = _lost_index_file(parts, base, completed)
+            if lost is not None:
+                _index_corrupt(found, base, lost)
+                return None
             found.index_usable = True  # no index yet: nothing in it to disagree
             return IndexSnapshot([], [], set(), set(), 0, None)
         errors = store.integrity_check()
@@ -478,6 +498,17 @@ def _index_snapshot(parts: EngineParts, base: Base, found: _Findings) -> IndexSn
             _index_corrupt(found, base, f"index {store.path}: {_first(errors)}")
             return None
         snapshot = store.integrity_snapshot()
+        if completed and not snapshot.materials:
+            # Not one completed document in the index: the file was lost, emptied (cut to
+            # 0 bytes, a fresh SQLite file) or replaced. Failing every item one by one
+            # would throw their work away; the copies under raw/ rebuild it all.
+            _index_corrupt(
+                found,
+                base,
+                f"the index {store.path} holds none of the base's {completed} completed "
+                "document(s) (it was emptied or replaced)",
+            )
+            return None
         fts_errors = store.fts_integrity_check()
         code_errors = store.vector_block_problems()
     except apsw.Error as exc:
@@ -498,6 +529,18 @@ def _index_snapshot(parts: EngineParts, base: Base, found: _Findings) -> IndexSn
             f"the search codes disagree with the stored vectors: {'; '.join(code_errors)}",
         )
     return snapshot
+
+
+def _lost_index_file(parts: EngineParts, base: Base, completed: int) -> str | None:
+    """Why a base with no index to open has lost it (None: it simply has none yet)."""
+    if base.backend is not IndexBackend.SQLITE:
+        return None
+    path = index_path(parts.layout.base_dir(base.id))
+    if path.exists() and not path.is_file():
+        return f"the index {path} is not a file"
+    if not completed:
+        return None
+    return f"the index {path} is missing, though {completed} document(s) are completed"
 
 
 def _index_corrupt(found: _Findings, base: Base, detail: str) -> None:
@@ -782,7 +825,7 @@ def _repair_base(parts: EngineParts, base: Base, found: _Findings) -> list[Repai
     if store is not None:
         repairs.extend(_repair_index(parts, base, store, found))
     repairs.extend(_remove_orphan_files(parts, base, found.orphan_files))
-    repairs.extend(_fail_damaged(parts, base, found.damaged_items))
+    repairs.extend(_repair_damaged(parts, base, found.damaged_items))
     for item_id, count in found.chunk_counts.items():
         item = parts.catalog.get_item(item_id)
         if item is not None and item.status is ItemStatus.COMPLETED:
@@ -880,13 +923,22 @@ def _remove_empty_dirs(raw: Path, folder: Path) -> None:
         current = current.parent
 
 
-def _fail_damaged(parts: EngineParts, base: Base, damaged: dict[str, Code]) -> list[Repair]:
+# What the index lost of an item whose copy under raw/ is intact: indexing it again from
+# that copy brings it back, so the repair never throws the item's work away.
+_INDEX_LOSSES = frozenset({Code.MISSING_MATERIAL, Code.MISSING_CHUNKS, Code.MISSING_VECTORS})
+
+
+def _repair_damaged(parts: EngineParts, base: Base, damaged: dict[str, Code]) -> list[Repair]:
     repairs = []
     catalog = parts.catalog
+    raw = parts.layout.raw_dir(base.id)
     for item_id, code in damaged.items():
         item = catalog.get_item(item_id)
         if item is None or item.status is not ItemStatus.COMPLETED:
             continue  # changed meanwhile
+        if code in _INDEX_LOSSES and _copy_intact(raw, item):
+            repairs.append(_index_again(parts, base, item, code))
+            continue
         try:
             with catalog.transaction():
                 # completed -> failed is not a legal step; a reindex would pass processing too.
@@ -906,3 +958,26 @@ def _fail_damaged(parts: EngineParts, base: Base, damaged: dict[str, Code]) -> l
             )
         )
     return repairs
+
+
+def _copy_intact(raw: Path, item: Item) -> bool:
+    try:
+        files = stored_files(item)
+    except path_safety.UnsafePathError:
+        return False
+    return bool(files) and all(_is_file(raw, rel) for rel in files)
+
+
+def _index_again(parts: EngineParts, base: Base, item: Item, code: Code) -> Repair:
+    """Queue the item to be indexed again from its own copy (as restore does for all)."""
+    with parts.catalog.transaction():
+        parts.catalog.set_item_status(item.id, ItemStatus.PROCESSING)
+        queue_work(parts, item, reacquire=False)
+        settle_parent(parts.catalog, item.parent_id)
+    return Repair(
+        code,
+        base.id,
+        item.id,
+        f"queued {item.title!r} to be indexed again from its own copy under raw/",
+        requeued=True,
+    )

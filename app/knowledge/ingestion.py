@@ -377,6 +377,25 @@ def reindex(parts: EngineParts, base_id: str, item_ids: Sequence[str] | None) ->
         return [parts.catalog.require_item(r.id) for r in roots]
 
 
+# Failures that say nothing about the source itself: indexing was cut short (Trove stopped,
+# its end could not be written) or Trove's own storage refused a write (a full disk).
+RESUMABLE_CODES = frozenset(
+    {ErrorCode.INDEXING_INTERRUPTED, ErrorCode.STORAGE_FULL, ErrorCode.STORAGE_READ_ONLY}
+)
+
+
+def reindex_interrupted(parts: EngineParts, base_id: str) -> list[Item]:
+    """Reindex the base's items that failed with a RESUMABLE_CODES code (what `trove resume`
+    finishes after a full disk); those whose source is gone stay as they are."""
+    failed = [
+        i
+        for i in parts.catalog.list_items(base_id)
+        if i.status is ItemStatus.FAILED and i.error_code in RESUMABLE_CODES
+    ]
+    wanted = [r.id for r in top_roots(parts.catalog, failed) if check_source(r) is SourceCheck.OK]
+    return reindex(parts, base_id, wanted) if wanted else []
+
+
 def _working_status(item: Item) -> ItemStatus:
     return ItemStatus.PREPARING if item.type in CONTAINER_TYPES else ItemStatus.PROCESSING
 

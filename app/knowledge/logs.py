@@ -9,6 +9,7 @@ main process sets and spawned workers inherit.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import logging.handlers
 import os
@@ -73,9 +74,18 @@ def _tag(handler: logging.Handler) -> logging.Handler:
 def _replace_handlers(root: logging.Logger, handlers: list[logging.Handler]) -> None:
     for old in [h for h in root.handlers if getattr(h, _TROVE_HANDLER, False)]:
         root.removeHandler(old)
-        old.close()
+        _close_quietly(old)
     for handler in handlers:
         root.addHandler(_tag(handler))
+
+
+def _close_quietly(handler: logging.Handler) -> None:
+    """Close a handler whose last flush may meet a full disk (or a closed stderr): the
+    command has ended, and what it said matters more than a lost log line. The file is
+    closed all the same (the stream's close releases its descriptor even when its flush
+    fails)."""
+    with contextlib.suppress(OSError, ValueError):
+        handler.close()
 
 
 def _file_handler(path: Path, *, rotate: bool) -> logging.Handler | None:

@@ -192,6 +192,8 @@ def search(
                 raise provider_failure(exc, ErrorCode.EMBEDDING_FAILED) from exc
             _degrade(base, response, _embedding_degraded(exc))
             embed_failure = exc
+            # Say the mode the results really come from; `degraded` says why.
+            response.mode, response.requested_mode = SearchMode.BM25, mode
 
     t = time.perf_counter()
     weights = (

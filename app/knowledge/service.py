@@ -399,6 +399,11 @@ class KnowledgeService:
         self._require_writable()
         return ingestion.reindex(self.parts, base_id, item_ids)
 
+    def reindex_interrupted(self, base_id: str) -> list[Item]:
+        """Reindex the items an interruption or a full / read-only disk failed (resume)."""
+        self._require_writable()
+        return ingestion.reindex_interrupted(self.parts, base_id)
+
     def restore_base(self, base_id: str, embedding_model: str | None = None) -> RebuildReport:
         """Rebuild a base from its own copies, optionally with another embedding model."""
         self._require_writable()

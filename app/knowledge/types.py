@@ -395,6 +395,7 @@ class Degradation:
 @dataclass(slots=True)
 class SearchResponse:
     query: str
+    # The mode the results come from: BM25 when a hybrid search lost its embedder.
     mode: SearchMode
     results: list[SearchResult] = field(default_factory=list)
     metrics: SearchMetrics = field(default_factory=SearchMetrics)
@@ -406,6 +407,8 @@ class SearchResponse:
     low_relevance: LowRelevance | None = None
     # The best cosine similarity of a vector hit (None: no vector stage ran or found any).
     best_similarity: float | None = None
+    # The mode asked for, when the search had to answer in another (see `degraded`).
+    requested_mode: SearchMode | None = None
 
     def degraded_json(self) -> list[dict[str, str]]:
         return [d.to_json() for d in self.degraded]

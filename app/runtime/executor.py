@@ -13,7 +13,11 @@ module decides what runs when:
 - progress from worker threads is persisted in steps and emitted at most every
   `progress_interval_ms`, so a burst of progress never floods the GUI;
 - a job whose outcome could not be written (the runner released it to recovery, or could
-  not even do that) counts as finished here: it never keeps `drained` from coming.
+  not even do that) counts as finished here: it never keeps `drained` from coming;
+- a queue that cannot be read or claimed from (a full disk refuses the claim's commit, a
+  locked or failing catalog) is tried again with a growing pause, and after
+  `STALL_AFTER` failed rounds in a row `stalled` says so: a waiter (`--wait`) ends there
+  instead of waiting for a drain that cannot come, while the window keeps retrying.
 """
 
 from __future__ import annotations
@@ -26,12 +30,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import apsw
 import psutil
 from PySide6.QtCore import QObject, QRunnable, QThread, QThreadPool, QTimer, Signal, Slot
 
 from app.knowledge.catalog import Job
 from app.knowledge.jobs import runner
 from app.knowledge.jobs.context import JobContext
+from app.knowledge.jobs.errors import storage_failure
 from app.knowledge.jobs.kinds import policy_for
 from app.knowledge.jobs.owner import current_owner
 from app.knowledge.service import KnowledgeService
@@ -40,6 +46,31 @@ from app.knowledge.types import CancelReason, ItemPhase
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], float]
+
+# Pauses before looking at a queue again after a round whose claim (or count) failed:
+# doubling from the first, capped, so a full disk costs one claim a minute, not one a second.
+TROUBLE_FIRST_PAUSE_S = 0.5
+TROUBLE_MAX_PAUSE_S = 60.0
+# Failed rounds in a row after which `stalled` is emitted (about 1.5 s of retries): one
+# refused claim (a lock held a moment too long) is no reason to stop a `--wait`.
+STALL_AFTER = 3
+
+
+# The idle reason of a worker whose claim (or the counts after it) failed.
+TROUBLE = "trouble"
+
+
+def trouble_pause(failures: int) -> float:
+    """Seconds to wait after the `failures`-th failed round in a row (1, 2, ...)."""
+    return min(TROUBLE_MAX_PAUSE_S, TROUBLE_FIRST_PAUSE_S * 2.0 ** max(0, failures - 1))
+
+
+@dataclass(frozen=True, slots=True)
+class QueueStall:
+    """Why no job can be claimed: the last error, and how many rounds in a row failed."""
+
+    error: BaseException
+    failures: int
 
 
 def default_worker_cap() -> int:
@@ -128,8 +159,9 @@ class _WorkerSignals(QObject):
     finished = Signal(object, str, object)
     # a job started: job, (queued, running) of its base
     started = Signal(object, object)
-    # a worker found nothing to claim and ended: why ("empty", "memory", "stopping"), the
-    # next due time of a queued job (None: none queued), (queued, running) over all bases
+    # a worker found nothing to claim and ended: why ("empty", "memory", "stopping", or
+    # "trouble": the queue could not be read), the next due time of a queued job (None:
+    # none queued), (queued, running) over all bases
     idle = Signal(str, object, object)
 
 
@@ -164,17 +196,18 @@ class _Worker(QRunnable):
     def run(self) -> None:
         lower_thread_priority()
         executor = self._executor
-        why = "empty"
+        why = TROUBLE
         try:
             while True:
                 job, why = executor._claim()
                 if job is None:
                     break
                 executor._run_claimed(job)
+        except BaseException as exc:  # never let a worker thread die silently
+            executor._note_trouble(exc)
+            why = TROUBLE
+        finally:
             executor._report_idle(why)
-        except BaseException:  # never let a worker thread die silently
-            log.exception("job worker crashed")
-            executor._report_idle("crashed")
 
 
 class JobExecutor(QObject):
@@ -186,6 +219,9 @@ class JobExecutor(QObject):
     queueChanged = Signal(str, int, int)
     # no job is queued or running in this process's view of the catalog
     drained = Signal()
+    # no job could be claimed STALL_AFTER rounds in a row (QueueStall); retries go on, with
+    # a growing pause, until a claim works again
+    stalled = Signal(object)
 
     def __init__(
         self,
@@ -213,6 +249,9 @@ class JobExecutor(QObject):
         # release landed (False: the row still names this process; it is tried again).
         self._given_up: dict[int, tuple[Job, bool]] = {}
         self._workers = 0
+        # Failed rounds in a row (a claim or a count the catalog refused), and the last error.
+        self._failures = 0
+        self._failure: BaseException | None = None
         self._stopping = threading.Event()
         self._started = False
         self._progress = _ProgressHub(service)
@@ -242,10 +281,26 @@ class JobExecutor(QObject):
         """Recover from an interrupted run (once per process), then start working."""
         if not self._started:
             self._started = True
-            if recover:
-                self._service.recover()
             self._flush_timer.start()
+            if recover:
+                self._recover_at_start()
         self.schedule()
+
+    def _recover_at_start(self) -> None:
+        # A catalog that refuses recovery's writes (a full disk) must not keep the queue
+        # from being looked at: claims then fail too, and `stalled` says so.
+        try:
+            self._service.recover()
+        except Exception as exc:
+            if storage_failure(exc, self._service.layout.home) is None and not isinstance(
+                exc, apsw.Error
+            ):
+                raise
+            log.warning(
+                "recovery at start failed (%s: %s); it runs again at the next start",
+                type(exc).__name__,
+                exc,
+            )
 
     @Slot()
     def schedule(self) -> None:
@@ -281,10 +336,16 @@ class JobExecutor(QObject):
                     log.info("memory budget reached; new jobs wait for running ones to finish")
                     return None, "memory"
                 skip = self._full_queues()
-            job = self._service.jobs.claim_next(now=self._clock(), owner=self._owner, skip=skip)
+            try:
+                job = self._service.jobs.claim_next(now=self._clock(), owner=self._owner, skip=skip)
+            except Exception as exc:  # a full disk refuses even the claim's commit
+                self._note_trouble(exc)
+                return None, TROUBLE
             if job is None:
-                return None, "empty"
+                return None, "empty"  # the round is a good one if its counts can be read too
             with self._lock:
+                self._failures = 0  # work goes on
+                self._failure = None
                 self._running[job.id] = job
                 more = self._workers < self._cap
                 if more:
@@ -292,7 +353,7 @@ class JobExecutor(QObject):
         if more:
             # There was work: let another worker look for more while this one runs.
             self._pool.start(_Worker(self))
-        self._signals.started.emit(job, self._job_counts(job.base_id))
+        self._signals.started.emit(job, self._counts_or_none(job.base_id))
         return job, "claimed"
 
     def _run_claimed(self, job: Job) -> None:
@@ -307,24 +368,67 @@ class JobExecutor(QObject):
             if outcome in (runner.RELEASED, runner.UNRECORDED):
                 self._given_up[job.id] = (job, outcome == runner.RELEASED)
         self._progress.forget(job.item_id)
-        self._signals.finished.emit(job, outcome, self._job_counts(job.base_id))
+        self._signals.finished.emit(job, outcome, self._counts_or_none(job.base_id))
+
+    def _note_trouble(self, exc: BaseException) -> None:
+        """Count a round whose claim or counts failed; say it once per streak, in one line
+        when the storage refused (a traceback when it is something else: a bug)."""
+        with self._lock:
+            self._failures += 1
+            self._failure = exc
+            first = self._failures == 1
+        if not first:
+            log.debug("the job queue still cannot be read", exc_info=exc)
+        elif storage_failure(exc, self._service.layout.home) is not None or isinstance(
+            exc, apsw.Error
+        ):
+            log.warning(
+                "the job queue cannot be read or claimed from (%s: %s); trying again with a "
+                "growing pause",
+                type(exc).__name__,
+                exc,
+            )
+        else:
+            log.error("job worker crashed", exc_info=exc)
 
     def _report_idle(self, why: str) -> None:
+        """A worker ends: tell the GUI thread when to look again. Never raises: a worker
+        that ends by an exception would leave `_workers` counting it for ever."""
         with self._lock:
             self._workers -= 1
             alone = self._workers == 0 and not self._running
         self._release_unrecorded()
-        totals = self._job_counts()
-        if alone and why == "empty" and totals[1]:
-            # Jobs marked running by another process: if that process died, recovery
-            # (which checks owners) releases them.
-            try:
-                self._service.recover()
-            except Exception:  # the catalog refuses writes: the next start recovers
-                log.exception("recovery of jobs left by another process failed")
+        due: float | None = None
+        totals = (0, 0)
+        try:
             totals = self._job_counts()
-        due = self._service.jobs.next_due_time() if totals[0] else None
+            if alone and why == "empty" and totals[1]:
+                # Jobs marked running by another process: if that process died, recovery
+                # (which checks owners) releases them.
+                try:
+                    self._service.recover()
+                except Exception:  # the catalog refuses writes: the next start recovers
+                    log.exception("recovery of jobs left by another process failed")
+                totals = self._job_counts()
+            due = self._service.jobs.next_due_time() if totals[0] else None
+            if why != TROUBLE:
+                with self._lock:
+                    self._failures = 0
+                    self._failure = None
+        except Exception as exc:  # the counts are the catalog's too
+            if why != TROUBLE:
+                self._note_trouble(exc)
+            why = TROUBLE
         self._signals.idle.emit(why, due, totals)
+
+    def _counts_or_none(self, base_id: str) -> tuple[int, int] | None:
+        """A base's counts for the queue display; None when the catalog cannot say (the
+        job's own bookkeeping must go on: it is what lets `drained` come)."""
+        try:
+            return self._job_counts(base_id)
+        except Exception:
+            log.debug("the job counts of %s cannot be read", base_id, exc_info=True)
+            return None
 
     def _job_counts(self, base_id: str | None = None) -> tuple[int, int]:
         """(queued, running) jobs as this process waits on them: the catalog's counts,
@@ -386,18 +490,20 @@ class JobExecutor(QObject):
     # -- GUI side ------------------------------------------------------------------------
 
     @Slot(object, object)
-    def _on_job_started(self, job: Job, counts: tuple[int, int]) -> None:
-        self.queueChanged.emit(job.base_id, *counts)
+    def _on_job_started(self, job: Job, counts: tuple[int, int] | None) -> None:
+        if counts is not None:
+            self.queueChanged.emit(job.base_id, *counts)
 
     @Slot(object, str, object)
-    def _on_job_finished(self, job: Job, outcome: str, counts: tuple[int, int]) -> None:
+    def _on_job_finished(self, job: Job, outcome: str, counts: tuple[int, int] | None) -> None:
         self._on_flush_progress()
         changed = [job.item_id] if job.item_id else []
         roots = job.payload.get("roots")
         if isinstance(roots, list):
             changed.extend(str(r) for r in roots)
         self.itemsChanged.emit(job.base_id, list(dict.fromkeys(changed)))
-        self.queueChanged.emit(job.base_id, *counts)
+        if counts is not None:
+            self.queueChanged.emit(job.base_id, *counts)
         log.debug("job %s (%s) %s", job.id, job.kind, outcome)
 
     @Slot(str, object, object)
@@ -406,10 +512,11 @@ class JobExecutor(QObject):
             return
         with self._lock:
             busy = self._workers > 0 or bool(self._running)
+        if why == TROUBLE:
+            self._on_trouble(busy)
+            return
         if why == "memory":
             self._due_timer.start(250)
-        elif why == "crashed":
-            self._due_timer.start(1000)
         elif due is not None and not self._due_timer.isActive():
             wait_s = due - self._clock()
             if wait_s > 0:
@@ -425,6 +532,20 @@ class JobExecutor(QObject):
             self.drained.emit()
         elif running and not self._due_timer.isActive():
             self._due_timer.start(2000)  # another process is working: look again shortly
+
+    def _on_trouble(self, busy: bool) -> None:
+        """Look again after a pause that doubles with each failed round; once no worker is
+        left and STALL_AFTER rounds failed, say the queue is stalled (a `--wait` ends)."""
+        with self._lock:
+            failures, error = self._failures, self._failure
+        if failures == 0 or error is None:  # a claim worked meanwhile
+            self.schedule()
+            return
+        pause = trouble_pause(failures)
+        self._due_timer.stop()
+        self._due_timer.start(int(pause * 1000))
+        if not busy and failures >= STALL_AFTER:
+            self.stalled.emit(QueueStall(error, failures))
 
     @Slot()
     def _on_flush_progress(self) -> None:

@@ -5,31 +5,69 @@ from __future__ import annotations
 import signal
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication, QTimer
 
 from app.knowledge.service import KnowledgeService
-from app.runtime.executor import JobExecutor
+from app.runtime.executor import JobExecutor, QueueStall
 
 ProgressSink = Callable[[str, str, str, float], None]
 
 
-def run_until_drained(service: KnowledgeService, on_progress: ProgressSink | None = None) -> bool:
-    """Process every queued job; returns False if interrupted (Ctrl-C) before the end."""
+@dataclass(frozen=True, slots=True)
+class DrainResult:
+    """How a run ended: the queue drained, a signal (Ctrl-C, SIGTERM), or no job could be
+    claimed any more."""
+
+    interrupted: bool = False
+    stall: QueueStall | None = None
+    signum: int = signal.SIGINT  # the signal that interrupted it
+
+    @property
+    def exit_code(self) -> int:
+        """The shell's code for a command a signal ended: 130 for Ctrl-C, 143 for SIGTERM."""
+        return 128 + int(self.signum)
+
+    @property
+    def finished(self) -> bool:
+        return not self.interrupted and self.stall is None
+
+
+def run_until_drained(
+    service: KnowledgeService, on_progress: ProgressSink | None = None
+) -> DrainResult:
+    """Process every queued job. Ends early on Ctrl-C, and when the queue stalls (the
+    catalog refuses every claim: a full disk): the executor would retry for ever, a
+    command must return and say what is unfinished."""
     app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
     service.open_server_bases()  # their queues count from the first round
     executor = JobExecutor(service)
     interrupted = False
+    stall: QueueStall | None = None
     if on_progress is not None:
         executor.itemProgress.connect(on_progress)
     executor.drained.connect(app.quit)
 
-    def on_sigint(signum: int, frame: object) -> None:
-        nonlocal interrupted
-        interrupted = True
+    def on_stalled(why: QueueStall) -> None:
+        nonlocal stall
+        stall = why
         app.quit()
 
-    previous = signal.signal(signal.SIGINT, on_sigint)
+    executor.stalled.connect(on_stalled)
+
+    received = signal.SIGINT
+
+    def on_signal(signum: int, frame: object) -> None:
+        nonlocal interrupted, received
+        interrupted, received = True, signal.Signals(signum)
+        app.quit()
+
+    # SIGTERM (`kill`, a logout, a service manager) ends it as Ctrl-C does: the jobs stop,
+    # the reader processes are shut down and their semaphores released. Left to Python's
+    # default the process just died, and its resource tracker then reported "5 leaked
+    # semaphore objects" (the reader pool's queues) while it removed them.
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     # Python runs signal handlers only between bytecodes; a light timer lets Ctrl-C in.
     ticker = QTimer()
     ticker.timeout.connect(lambda: None)
@@ -39,7 +77,10 @@ def run_until_drained(service: KnowledgeService, on_progress: ProgressSink | Non
         app.exec()
     finally:
         ticker.stop()
-        signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         executor.shutdown()
         executor.deleteLater()
-    return not interrupted
+    return DrainResult(
+        interrupted=interrupted, stall=None if interrupted else stall, signum=received
+    )

@@ -7,8 +7,10 @@ which wraps the `Catalog` class before the CLI starts — so the app has no test
     TROVE_TEST_FAULTS='[{"method": "set_item_status", "fault": "busy", "times": 1,
                          "status": "failed"}]'
 
-`times` is how many matching calls raise (null: every one); `status`, when given, limits
-the fault to calls whose status argument (set_item_status, finish_job) has that value.
+`times` is how many matching calls raise (null: every one), after the first `after` of them
+went through (0 unless given: a disk that fills once some work is done); `status`, when
+given, limits the fault to calls whose status argument (set_item_status, finish_job) has
+that value.
 The fault is raised before the real method runs: the write does not happen.
 """
 
@@ -44,7 +46,9 @@ class Fault:
     times: int | None = 1  # None: always
     status: str | None = None
     matches: Matcher | None = None  # finer selection for in-process tests
+    after: int = 0  # matching calls that pass before the fault starts
     raised: int = 0
+    passed: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def should_raise(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
@@ -53,6 +57,9 @@ class Fault:
         if self.matches is not None and not self.matches(args, kwargs):
             return False
         with self._lock:  # jobs run on several threads
+            if self.passed < self.after:
+                self.passed += 1
+                return False
             if self.times is not None and self.raised >= self.times:
                 return False
             self.raised += 1
@@ -93,7 +100,13 @@ def install_from_env() -> None:
 
     for spec in json.loads(os.environ[ENV]):
         # Class attributes are plain functions: `self` comes first, the arguments after it.
-        fault = Fault(spec["method"], spec["fault"], spec.get("times", 1), spec.get("status"))
+        fault = Fault(
+            spec["method"],
+            spec["fault"],
+            spec.get("times", 1),
+            spec.get("status"),
+            after=spec.get("after", 0),
+        )
         unbound = wrap(getattr(Catalog, fault.method), _skip_self(fault))
         setattr(Catalog, fault.method, unbound)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -335,3 +336,107 @@ def test_an_unreadable_catalog_is_catalog_damaged_in_one_line(
         lines = run.stderr.strip().splitlines()
         assert len(lines) == 1 and "CATALOG_DAMAGED" in lines[0], (args, run.stderr)
         assert str(catalog) in lines[0]
+
+
+# -- an index lost whole: the doctor's own advice brings every item back -----------------------
+
+
+def _emptied(index: Path) -> None:
+    index.write_bytes(b"")  # a 0-byte file is a valid, empty SQLite database
+
+
+def _removed(index: Path) -> None:
+    index.unlink()
+
+
+def _folder_in_its_place(index: Path) -> None:
+    index.unlink()
+    index.mkdir()
+    (index / "something.txt").write_text("not an index", encoding="utf-8")
+
+
+LOSS: dict[str, Callable[[Path], None]] = {
+    "zero-bytes": _emptied,
+    "missing": _removed,
+    "directory": _folder_in_its_place,
+}
+ADVICE = re.compile(r"trove (restore \S+|doctor --repair)")
+
+
+def _advised(run: subprocess.CompletedProcess[str]) -> list[list[str]]:
+    """The commands the doctor tells the person to run, restore first, each once."""
+    found = dict.fromkeys(m[1] for m in ADVICE.finditer(run.stdout + run.stderr))
+    return sorted((cmd.split() for cmd in found), key=lambda c: c[0] != "restore")
+
+
+@pytest.mark.parametrize("repair_first", [False, True], ids=["advice", "repair-first"])
+@pytest.mark.parametrize("kind", sorted(LOSS))
+def test_a_lost_index_is_rebuilt_by_following_the_doctors_advice(
+    home: Path, kind: str, repair_first: bool
+) -> None:
+    """Before: a 0-byte or missing index made the doctor list one MISSING_MATERIAL per
+    item and offer --repair, which failed every completed item; a folder in the index's
+    place made restore crash with IsADirectoryError and leave a .fresh file behind."""
+    index = index_path(base_dir(home))
+    for suffix in ("-wal", "-shm"):
+        Path(f"{index}{suffix}").unlink(missing_ok=True)
+    LOSS[kind](index)
+    before = completed_leaves(home)
+    assert before == DOCS
+
+    doctor = trove(home, "doctor")
+    assert doctor.returncode == cli.EXIT_FAILED, doctor.stdout + doctor.stderr
+    assert "Traceback" not in doctor.stderr, doctor.stderr
+    assert "INDEX_CORRUPT" in doctor.stdout and "MISSING_MATERIAL" not in doctor.stdout
+    if repair_first:  # what a person does who reads only "repair"
+        repaired = trove(home, "doctor", "--repair")
+        assert "Traceback" not in repaired.stderr, repaired.stderr
+        assert completed_leaves(home) == before
+    for _ in range(3):
+        advice = _advised(doctor)
+        assert advice, doctor.stdout + doctor.stderr
+        for command in advice:
+            ran = trove(home, *command)
+            assert "Traceback" not in ran.stderr, (command, ran.stderr)
+            assert completed_leaves(home) >= before, command
+        doctor = trove(home, "doctor")
+        if doctor.returncode == cli.EXIT_OK:
+            break
+    assert doctor.returncode == cli.EXIT_OK, doctor.stdout + doctor.stderr
+    assert "0 problem(s)" in doctor.stdout and _advised(doctor) == []
+    assert completed_leaves(home) == DOCS
+    assert_found(home, "marker3", "Document 3")
+    assert index.is_file()
+    leftovers = [p.name for p in index.parent.iterdir() if "fresh" in p.name]
+    assert leftovers == []
+
+
+def test_restore_replaces_a_folder_standing_where_the_index_should_be(home: Path) -> None:
+    index = index_path(base_dir(home))
+    _folder_in_its_place(index)
+    ok(trove(home, "restore", "kb"))
+    assert index.is_file() and completed_leaves(home) == DOCS
+    assert [p.name for p in index.parent.iterdir() if "fresh" in p.name] == []
+
+
+def test_lost_rows_of_one_item_are_indexed_again_from_its_copy(home: Path) -> None:
+    """The index lost one document's material and chunks, its copy under raw/ is intact:
+    --repair indexes it again from that copy (before: it failed the item for good)."""
+    index = index_path(base_dir(home))
+    conn = apsw.Connection(str(index))
+    try:
+        (item_id,) = conn.execute(
+            "SELECT item_id FROM materials ORDER BY item_id LIMIT 1"
+        ).fetchone()
+        conn.execute("DELETE FROM chunks WHERE item_id = ?", (item_id,))
+        conn.execute("DELETE FROM materials WHERE item_id = ?", (item_id,))
+    finally:
+        conn.close()
+    doctor = trove(home, "doctor")
+    assert doctor.returncode == cli.EXIT_FAILED and "MISSING_MATERIAL" in doctor.stdout
+    assert _advised(doctor) == [["doctor", "--repair"]]
+    repaired = ok(trove(home, "doctor", "--repair"))
+    assert "indexed again from its own copy" in repaired.stdout, repaired.stdout
+    assert completed_leaves(home) == DOCS
+    ok(trove(home, "doctor"))
+    assert_found(home, "quokka", "Document")

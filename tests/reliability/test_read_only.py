@@ -129,3 +129,23 @@ def test_a_read_only_folder_with_a_wal_still_shows_its_last_writes(
             chmod_tree(home, writable=True)
     finally:
         holder.close()
+
+
+@needs_permissions
+def test_a_read_only_data_folder_can_be_exported(home: Path, tmp_path: Path) -> None:
+    """Export only reads the base: it stages beside the output file, not under the data
+    folder (it was refused with STORAGE_READ_ONLY for its staging folder there)."""
+    out = tmp_path / "out"
+    out.mkdir()
+    before = snapshot(home)
+    chmod_tree(home, writable=False)
+    try:
+        ok(trove(home, "base", "export", "kb", str(out / "kb.trovebase")))
+    finally:
+        chmod_tree(home, writable=True)
+    assert snapshot(home) == before
+    assert [p.name for p in out.iterdir()] == ["kb.trovebase"]  # no staging, no .part left
+    copy = tmp_path / "copy"
+    ok(trove(copy, "base", "import", str(out / "kb.trovebase")))
+    found = ok(trove(copy, "search", "kb", "betaword"))
+    assert "Beta" in found.stdout, found.stdout

@@ -86,7 +86,9 @@ def test_dead_embedder_gives_full_text_results_flagged_degraded(
         expected = unreranked(svc, world.base_id, QUERY, SearchMode.BM25, None)
     finally:
         svc.close()
-    assert response.mode is SearchMode.HYBRID
+    # The results are BM25's: the response says so, and that a hybrid search was asked for.
+    assert response.mode is SearchMode.BM25
+    assert response.requested_mode is SearchMode.HYBRID
     assert response.results and ranking(response) == ranking(expected)
     assert response.results[0].title == "Tomatoes"
     assert {r.score_kind for r in response.results} == {ScoreKind.RANKING}
@@ -112,7 +114,7 @@ def test_dead_reranker_gives_fused_results_flagged_rerank_failed(
         expected = unreranked(svc, world.base_id, QUERY, SearchMode.HYBRID, healthy)
     finally:
         svc.close()
-    assert response.mode is SearchMode.HYBRID
+    assert response.mode is SearchMode.HYBRID and response.requested_mode is None
     assert response.results and ranking(response) == ranking(expected)
     assert response.metrics.vector_hit_count > 0  # fused: both lists took part
     assert not response.reranked
@@ -292,6 +294,8 @@ def test_cli_search_json_reports_degraded(world: World, api: FakeApi) -> None:
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["results"] and data["results"][0]["title"] == "Tomatoes"
+    # The mode it used (it said "hybrid" after falling back), and the one asked for.
+    assert (data["mode"], data["requestedMode"]) == ("bm25", "hybrid")
     assert [(d["stage"], d["code"]) for d in data["degraded"]] == [
         ("embedding", "EMBEDDING_FAILED")
     ]

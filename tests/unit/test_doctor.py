@@ -181,12 +181,16 @@ def test_damage_is_reported_by_code_and_repaired(svc: KnowledgeService, tmp_path
         Code.CHUNK_COUNT_MISMATCH,
     }
     items = {i.id: i for i in svc.list_items(base_id)}
-    for role in ("no_file", "pdf", "no_vectors", "stale"):
+    for role in ("no_file", "pdf", "stale"):
         item = items[roles[role].id]
         assert item.status is ItemStatus.FAILED, role
         assert item.error_code == ErrorCode.INDEXING_INTERRUPTED and "reindex" in (
             item.error_message or ""
         )
+    # Its copy under raw/ is intact: it is indexed again from it, not failed.
+    assert items[roles["no_vectors"].id].status is ItemStatus.PROCESSING
+    requeued = [r for r in result.repairs if r.requeued]
+    assert [r.item_id for r in requeued] == [roles["no_vectors"].id]
     assert items[roles["miscounted"].id].chunk_count == 1
     assert items[roles["stuck_delete"].id].status is ItemStatus.DELETING  # queued again
     raw = svc.layout.raw_dir(base_id)
@@ -198,6 +202,7 @@ def test_damage_is_reported_by_code_and_repaired(svc: KnowledgeService, tmp_path
     # The queued deletion finishes; reindexing the failed items makes them whole again.
     svc.run_pending_jobs(base_id)
     assert roles["stuck_delete"].id not in {i.id for i in svc.list_items(base_id)}
+    assert svc.get_item(roles["no_vectors"].id).status is ItemStatus.COMPLETED
     failed = [i.id for i in svc.list_items(base_id) if i.status is ItemStatus.FAILED]
     svc.reindex(base_id, failed)
     svc.run_pending_jobs(base_id)
@@ -257,10 +262,15 @@ def test_checking_never_creates_an_index(svc: KnowledgeService, tmp_path: Path) 
     report = svc.doctor(base_id).report
     assert not index.exists()
     leaves = {i.id for i in _leaves(svc, base_id).values()}
-    assert _codes(report) == {Code.MISSING_MATERIAL: leaves}
+    # One problem that names the way out, not one MISSING_MATERIAL per item.
+    assert _codes(report) == {Code.INDEX_CORRUPT: {None}}
+    (problem,) = report.problems
+    assert "missing" in problem.detail and f"trove restore {base_id}" in problem.detail
+    assert not problem.repairable
     result = svc.doctor(base_id, repair=True)
-    assert result.clean and not index.exists()
-    assert {i.status for i in svc.list_items(base_id) if i.id in leaves} == {ItemStatus.FAILED}
+    assert not result.clean and not index.exists()
+    # The repair throws no item's work away: restore brings them back from raw/.
+    assert {i.status for i in svc.list_items(base_id) if i.id in leaves} == {ItemStatus.COMPLETED}
 
 
 def test_corrupt_index_and_orphan_jobs(svc: KnowledgeService, tmp_path: Path) -> None:
@@ -331,12 +341,16 @@ def test_cli_doctor_reports_and_repairs(tmp_path: Path) -> None:
     assert set(problems[0]) == {"code", "baseId", "itemId", "detail", "repairable"}
 
     repaired = _trove(home, "doctor", "kb", "--repair")
-    assert repaired.returncode == 0, repaired.stdout + repaired.stderr
     out = repaired.stdout
     assert "checked 1 knowledge base(s): 13 problem(s)" in out
     assert f"STALE_RUNNING_ITEM (base {base_id} item {roles['stale'].id}; repairable)" in out
     assert "repaired ORPHAN_FILE" in out and "deleted raw/stray.txt" in out
-    assert out.rstrip().endswith("after repair: 0 problem(s)")
+    assert "after repair: 0 problem(s)" in out
+    # The item without vectors is indexed again from its copy; this child process has no
+    # 'fake' embedder (only the test process does), so that fails, and the command says so.
+    assert f"queued {roles['no_vectors'].title!r} to be indexed again" in out
+    assert f"not indexed again: {roles['no_vectors'].title!r}: READ_FAILED" in out
+    assert repaired.returncode == 1, out + repaired.stderr
 
     svc = KnowledgeService(home, models=FakeModels(), extraction=InlineExtraction())
     try:

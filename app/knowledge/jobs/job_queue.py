@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from app.knowledge.catalog import Job
 from app.knowledge.engine import EngineParts
 from app.knowledge.jobs.context import CancelCheck, JobContext, ProgressCallback
+from app.knowledge.jobs.recovery import job_items
 from app.knowledge.types import ItemPhase
 
 
@@ -30,6 +31,11 @@ class JobQueue:
 
     def running(self, base_id: str | None = None) -> list[Job]:
         return self._parts.catalog.list_jobs(base_id, statuses=("running",))
+
+    def queued_items(self, base_id: str) -> set[str]:
+        """The items the base's queued jobs are about: work that has not started."""
+        jobs = self._parts.catalog.list_jobs(base_id, statuses=("queued",))
+        return set().union(*(job_items(j) for j in jobs)) if jobs else set()
 
     def next_due_time(self) -> float | None:
         return self._parts.catalog.next_due_time()

@@ -180,6 +180,7 @@ def _decide(ctx: JobContext, job: Job, clock: Callable[[], float]) -> Outcome:
     except RetryableFailure as exc:
         if job.attempts < policy.attempts:
             delay = max(policy.backoff(job.attempts), exc.retry_after or 0.0)
+            announce_retry(ctx, job, exc, delay, policy.attempts)
             return Outcome("queued", f"{exc.code}: {exc.message}", not_before=clock() + delay)
         return _item_failed(exc.code, exc.message)
     except ItemFailure as exc:
@@ -187,6 +188,29 @@ def _decide(ctx: JobContext, job: Job, clock: Callable[[], float]) -> Outcome:
     except Exception as exc:  # a bug or an unexpected OS error must fail one item, not the app
         return _crashed(ctx, job, exc, clock)
     return Outcome("done")
+
+
+def announce_retry(
+    ctx: JobContext, job: Job, exc: RetryableFailure, delay: float, attempts: int
+) -> None:
+    """Say that a retry is under way, and when: a fetch that ran into its 60 s deadline
+    otherwise holds `add --wait` for minutes without a word."""
+    try:
+        item = ctx.parts.catalog.get_item(job.item_id) if job.item_id else None
+    except Exception:  # only the name of what is retried is lost
+        item = None
+    what = item.source[:200] if item is not None else f"job {job.id} ({job.kind})"
+    at = time.strftime("%H:%M:%S", time.localtime(time.time() + delay))
+    log.warning(
+        "%s: %s: %s; trying again in %.0f s (at %s), attempt %d of %d",
+        what,
+        exc.code,
+        exc.message,
+        delay,
+        at,
+        job.attempts + 1,
+        attempts,
+    )
 
 
 def _item_failed(code: str, message: str) -> Outcome:

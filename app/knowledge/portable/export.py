@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import secrets
 import shutil
 import time
 import zipfile
@@ -213,9 +214,12 @@ def export_base(
     cancelled: Cancelled | None = None,
 ) -> ExportReport:
     base = parts.catalog.require_base(base_id)
-    staging.clean_leftovers(parts.layout, {b.id for b in parts.catalog.list_bases()})
+    read_only = parts.catalog.read_only  # a backup on read-only media: it only reads the base
+    if not read_only:
+        staging.clean_leftovers(parts.layout, {b.id for b in parts.catalog.list_bases()})
     items = exported_items(parts.catalog.list_items(base_id))
-    work = staging.make_staging(parts.layout, "export")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    work = _beside(dest) if read_only else staging.make_staging(parts.layout, "export")
     part = dest.with_name(dest.name + PART_SUFFIX)
     try:
         snapshot = work / INDEX_MEMBER
@@ -233,7 +237,6 @@ def export_base(
         total += sum(p.stat().st_size for _, p in files)
         counter = _Counter(0, total, progress)
         members: dict[str, Member] = {}
-        dest.parent.mkdir(parents=True, exist_ok=True)
         with zipfile.ZipFile(part, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
             members[BASE_MEMBER] = _write_member(
                 zf, BASE_MEMBER, io.BytesIO(meta), counter, cancelled
@@ -272,6 +275,13 @@ def export_base(
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return ExportReport(str(dest), len(items), len(files), chunks, vectors, total)
+
+
+def _beside(dest: Path) -> Path:
+    """A work folder next to the export file, for a data folder Trove may not write."""
+    folder = dest.with_name(f".{dest.name}.staging-{secrets.token_hex(8)}")
+    folder.mkdir()
+    return folder
 
 
 def _fsync(path: Path) -> None:

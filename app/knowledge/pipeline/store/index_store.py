@@ -14,9 +14,11 @@ every chunk is in at least one passage.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import secrets
+import shutil
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -1155,15 +1157,31 @@ def build_fresh(path: Path, dimensions: int | None) -> Path:
 
 
 def swap_in(fresh: Path, path: Path) -> None:
-    """Put `fresh` in place of `path` atomically and durably.
+    """Put `fresh` in place of `path` atomically and durably; on failure `fresh` is gone.
 
     The old file's -wal/-shm/-journal go first: SQLite would replay an old WAL's frames
-    onto the new file and damage it.
+    onto the new file and damage it. Whatever else stands at those paths is damage too (a
+    folder where the index should be: a file cannot replace it) and is removed.
     """
-    for sidecar in _sidecars(path):
-        sidecar.unlink(missing_ok=True)
-    os.replace(fresh, path)
+    try:
+        for sidecar in _sidecars(path):
+            _discard(sidecar)
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        os.replace(fresh, path)
+    except BaseException:
+        for leftover in [*_sidecars(fresh), fresh]:
+            with contextlib.suppress(OSError):
+                _discard(leftover)
+        raise
     _fsync_dir(path.parent)
+
+
+def _discard(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def _sidecars(path: Path) -> list[Path]:
