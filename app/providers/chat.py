@@ -35,7 +35,7 @@ import logging
 import math
 import ssl
 import time
-from collections.abc import AsyncGenerator, Generator, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
@@ -318,21 +318,37 @@ def _lines_of(reply: httpx.Response, answer: _Answer) -> Iterator[str]:
 
 async def _alines_of(reply: httpx.Response, answer: _Answer) -> AsyncGenerator[str, None]:
     """The same over an async reply, each read within what is left of the deadline (no
-    yield inside the timeout: it would cancel the consumer instead)."""
+    yield inside the timeout: it would cancel the consumer instead). Close it in the task
+    that reads it (contextlib.aclosing)."""
     lines = _Lines()
     chunks = reply.aiter_bytes()
-    while True:
-        try:
-            async with asyncio.timeout(answer.left()):
-                chunk = await anext(chunks, None)
-        except TimeoutError:
-            raise _OutOfTime from None
-        for line in lines.feed(chunk) if chunk is not None else lines.close():
-            if answer.left() <= 0:
-                raise _OutOfTime
-            yield line
-        if chunk is None:
-            return
+    try:
+        while True:
+            try:
+                async with asyncio.timeout(answer.left()):
+                    chunk = await anext(chunks, None)
+            except TimeoutError:
+                raise _OutOfTime from None
+            for line in lines.feed(chunk) if chunk is not None else lines.close():
+                if answer.left() <= 0:
+                    raise _OutOfTime
+                yield line
+            if chunk is None:
+                return
+    finally:
+        await _unwind(chunks)
+
+
+async def _unwind(chunks: AsyncIterator[bytes]) -> None:
+    """End httpx's nested body generators here, in this task, when the body is left unread
+    (a limit hit, a line too long, the reader stopped): one more read, cancelled where it
+    waits for the socket, unwinds every one of them. Closing only the outer one would leave
+    the inner ones to the garbage collector, which finalizes them in another task, where
+    httpcore cannot release its connection ("async generator ignored GeneratorExit")."""
+    with contextlib.suppress(TimeoutError, httpx.HTTPError):
+        async with asyncio.timeout(0):
+            while await anext(chunks, None) is not None:
+                pass
 
 
 class _Policy:

@@ -31,9 +31,9 @@ from app.providers.openai_compat import OpenAICompatibleEmbedder, RerankClient
 from tests.trickle import SERVER_LIFETIME, SLOW_HEADERS, serving, unanswered_connects
 
 DEADLINE = 1.0
-# Per-operation timeouts far above every gap and above the deadline: only the deadline can
+# Per-operation timeouts above BOUND, and far above every gap: only the deadline can
 # end a trickle. Two attempts, as searches and connection tests make.
-TIMEOUTS = Timeouts(connect=5.0, read=5.0, total=DEADLINE)
+TIMEOUTS = Timeouts(connect=30.0, read=30.0, total=DEADLINE)
 RETRY = RetryPolicy(max_attempts=2, base_delay=0.05)
 # Far above DEADLINE (a loaded machine) and far below SERVER_LIFETIME (a call that waits for
 # the server to give up).
