@@ -3078,6 +3078,14 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>The answer took longer than {0} seconds and was cut off there. The part that arrived is kept.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The answer grew longer than {0} characters and was cut off there. The part that arrived is kept.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Details: {0}</source>
         <translation type="unfinished"></translation>
     </message>

@@ -3046,6 +3046,14 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation>没有可用的系统钥匙串来保存 API 密钥。请改为将环境变量 {0} 设为该密钥。</translation>
     </message>
     <message>
+        <source>The answer took longer than {0} seconds and was cut off there. The part that arrived is kept.</source>
+        <translation>回答超过了 {0} 秒，已在此处截断。已收到的部分已保留。</translation>
+    </message>
+    <message>
+        <source>The answer grew longer than {0} characters and was cut off there. The part that arrived is kept.</source>
+        <translation>回答超过了 {0} 个字符，已在此处截断。已收到的部分已保留。</translation>
+    </message>
+    <message>
         <source>Details: {0}</source>
         <translation>详细信息：{0}</translation>
     </message>

@@ -8,6 +8,8 @@ results with `isError` set and a code + message, never protocol failures or trac
   serves (stray prints, C libraries and child processes land there) and logging goes to
   stderr.
 - Tool calls run in worker threads, so a slow search never stalls the protocol loop.
+- A line that is not a JSON-RPC message gets a -32700 / -32600 error reply (the SDK would
+  drop it silently and leave a client waiting on its id): `app.agent.rpc_errors`.
 - Queued work (kb_manage) runs on the runtime's job executor, hosted in its own Qt thread
   (`app.agent.jobs`), next to the asyncio loop of the protocol. Claims are atomic in the
   catalog, so the app or the CLI running the same queue meanwhile is harmless.
@@ -95,12 +97,16 @@ def serve(service: KnowledgeService) -> int:
     import anyio
     from mcp.server.stdio import stdio_server
 
+    from app.agent.rpc_errors import AnsweringReadStream
+
     jobs = BackgroundJobs(service)
     server = build_server(ConceptTools(service, jobs=jobs))
 
     async def run() -> None:
         async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            # Lines that are no JSON-RPC message get their error reply (rpc_errors.py).
+            messages = AnsweringReadStream(read_stream, write_stream)
+            await server.run(messages, write_stream, server.create_initialization_options())
 
     log.info("Trove MCP server on stdio (home %s, pid %d)", service.layout.home, os.getpid())
     if not service.read_only:

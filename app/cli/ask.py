@@ -37,6 +37,7 @@ def cmd_ask(svc: KnowledgeService, args: argparse.Namespace) -> int:
         remember=not args.fresh,
         context_tokens=args.context_tokens,
         history=not args.fresh,
+        answer_seconds=args.time_limit,
     )
     if args.json:
         print_json(answer.to_json())

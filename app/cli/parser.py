@@ -37,6 +37,7 @@ from app.cli.providers import (
 from app.cli.search import cmd_search
 from app.cli.status import cmd_status
 from app.cli.sync import add_link_commands, add_sync_arguments, add_sync_command
+from app.knowledge.ask.engine import ANSWER_SECONDS
 from app.knowledge.types import OnConflict
 
 
@@ -44,6 +45,13 @@ def _positive(value: str) -> int:
     number = int(value)
     if number < 1:
         raise argparse.ArgumentTypeError("must be a positive whole number")
+    return number
+
+
+def _seconds(value: str) -> float:
+    number = float(value)
+    if not 0 < number < float("inf"):
+        raise argparse.ArgumentTypeError("must be a positive number of seconds")
     return number
 
 
@@ -438,6 +446,12 @@ def _add_ask_command(commands: Subcommands) -> None:
         type=_positive,
         metavar="N",
         help="the chat model's context size in tokens (default 8192)",
+    )
+    ask.add_argument(
+        "--time-limit",
+        type=_seconds,
+        metavar="SECONDS",
+        help=f"end the answer after this long, keeping what came (default {ANSWER_SECONDS:g})",
     )
     ask.set_defaults(func=cmd_ask)
 

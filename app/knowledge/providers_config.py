@@ -21,7 +21,12 @@ from app.providers.chat import CHAT_KINDS, ChatClient, ChatOptions
 from app.providers.factory import EMBEDDING_KINDS as EMBEDDING_KINDS
 from app.providers.factory import RERANK_KINDS as RERANK_KINDS
 from app.providers.factory import ProviderSettings
-from app.providers.http import SEARCH_RETRY, SEARCH_TIMEOUTS, HttpOptions
+from app.providers.http import (
+    PROBE_TIMEOUTS,
+    SEARCH_EMBED_TIMEOUTS,
+    SEARCH_RERANK_TIMEOUTS,
+    SEARCH_RETRY,
+)
 from app.providers.interfaces import NO_KEYCHAIN, ProviderError
 from app.providers.local_model import LOCAL_PROVIDER
 from app.providers.registry import ProviderRegistry
@@ -43,14 +48,22 @@ def build_registry(
     catalog: Catalog, *, models_dir: Path | None = None, for_search: bool = False
 ) -> ProviderRegistry:
     """The configured providers' clients, and the models installed in `models_dir` as
-    "local:<id>"; `for_search`: with search's shorter timeouts and its in-call retry
+    "local:<id>"; `for_search`: with search's short deadlines and its in-call retry
     (indexing's clients make one attempt; the job runner retries)."""
     registry = ProviderRegistry()
-    options: HttpOptions = (
-        {"timeouts": SEARCH_TIMEOUTS, "retry": SEARCH_RETRY} if for_search else {}
-    )
+    if not for_search:
+        factory.register_all(
+            registry, load_settings(catalog), secrets.get_key, models_dir=models_dir
+        )
+        return registry
     factory.register_all(
-        registry, load_settings(catalog), secrets.get_key, models_dir=models_dir, **options
+        registry,
+        load_settings(catalog),
+        secrets.get_key,
+        models_dir=models_dir,
+        rerank_options={"timeouts": SEARCH_RERANK_TIMEOUTS},
+        timeouts=SEARCH_EMBED_TIMEOUTS,
+        retry=SEARCH_RETRY,
     )
     return registry
 
@@ -138,7 +151,9 @@ def provider_models(
     `models_dir`."""
     settings = find_settings(catalog, provider_id)
     try:
-        return factory.list_models(settings, secrets.get_key, models_dir=models_dir)
+        return factory.list_models(
+            settings, secrets.get_key, models_dir=models_dir, timeouts=PROBE_TIMEOUTS
+        )
     except ProviderError as exc:
         raise provider_failure(exc, ErrorCode.FETCH_FAILED) from exc
 
@@ -160,7 +175,9 @@ def check_provider(
             raise TroveError(ErrorCode.MODEL_NOT_AVAILABLE, f"{provider_id} offers no models")
         chosen = names[0]
     try:
-        return factory.check_connection(settings, chosen, secrets.get_key, models_dir=models_dir)
+        return factory.check_connection(
+            settings, chosen, secrets.get_key, models_dir=models_dir, timeouts=PROBE_TIMEOUTS
+        )
     except ProviderError as exc:
         raise provider_failure(exc, ErrorCode.FETCH_FAILED) from exc
 

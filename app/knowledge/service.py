@@ -888,10 +888,13 @@ class KnowledgeService:
         context_tokens: int | None = None,
         history: bool = True,
         chat_options: ChatOptions | None = None,
+        answer_seconds: float | None = None,
     ) -> AskAnswer:
         """Answer `question` from the passages of `base_ids` (the first one's conversation),
-        streaming pieces to `on_token` in this thread (the CLI). A stream that breaks keeps
-        its partial answer (`error` set); a failure before any token raises TroveError."""
+        streaming pieces to `on_token` in this thread (the CLI). A stream that breaks, or
+        that runs past `answer_seconds` (default five minutes) or the answer's size limit,
+        keeps its partial answer (`error` set); a failure before any token raises
+        TroveError."""
         plan = self.prepare_ask(
             base_ids,
             question,
@@ -899,6 +902,7 @@ class KnowledgeService:
             context_tokens=context_tokens,
             history=history,
             chat_options=chat_options,
+            answer_seconds=answer_seconds,
         )
         answer = asking.answer(
             self.catalog, plan, on_token=on_token, cancel=cancel, options=chat_options or {}
@@ -916,9 +920,11 @@ class KnowledgeService:
         context_tokens: int | None = None,
         history: bool = True,
         chat_options: ChatOptions | None = None,
+        answer_seconds: float | None = None,
     ) -> AskPlan:
         """Rewrite (when the base says so), retrieve and assemble: everything before the
-        answer streams. Blocking (network, disk): call it off the GUI thread."""
+        answer streams. Blocking (network, disk): call it off the GUI thread.
+        `answer_seconds`: how long the answer may stream (default five minutes)."""
         model = asking.chat_model(self.catalog, chat_model)
         budget = Budget.for_context(context_tokens) if context_tokens else Budget()
         search = asking.searcher(
@@ -935,6 +941,7 @@ class KnowledgeService:
             budget=budget,
             history=history,
             options=chat_options or {},
+            answer_seconds=answer_seconds,
         )
 
     def stream_answer(self, plan: AskPlan) -> AsyncGenerator[str, None]:

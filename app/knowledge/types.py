@@ -164,6 +164,8 @@ class ErrorReason(StrEnum):
     WRONG_DIMENSIONS = _provider.WRONG_DIMENSIONS
     BAD_URL = _provider.BAD_URL
     NO_KEYCHAIN = _provider.NO_KEYCHAIN
+    ANSWER_TIME_LIMIT = _provider.ANSWER_TIME_LIMIT
+    ANSWER_SIZE_LIMIT = _provider.ANSWER_SIZE_LIMIT
     # Local models (downloads, imports, removals); params in model_store/errors.py.
     MODEL_IN_USE = "model_in_use"  # params: model, bases
     CHECKSUM_MISMATCH = _model_store.CHECKSUM_MISMATCH

@@ -8,20 +8,24 @@ server never freezes it and closing a dialog cancels the request in flight.
 
 A probe works on settings that may not be saved yet (the form's values). Without a typed key
 it uses the key stored for `provider_id`, read off the event loop since a keychain may block.
+
+Each probe, its retry included, ends within `timeouts.total` of wall-clock time (asyncio's
+own timeout: a server that sends a byte a second never trips httpx's per-read timeouts).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable
+from typing import Any, TypeVar
 
 import httpx
 
 from app.providers import secrets
 from app.providers.factory import EMBEDDING_KINDS, PROVIDER_KINDS
 from app.providers.http import (
+    PROBE_TIMEOUTS,
     AuthHint,
     Retry,
     RetryPolicy,
@@ -29,6 +33,7 @@ from app.providers.http import (
     auth_headers,
     check_response,
     host_label,
+    out_of_time,
     transport_failure,
     wait_before_retry,
 )
@@ -37,6 +42,7 @@ from app.providers.interfaces import (
     INVALID_ARGUMENT,
     MODEL_NOT_AVAILABLE,
     NO_MODELS,
+    TIMED_OUT,
     ConnectionOk,
     FloatMatrix,
     ProviderError,
@@ -66,9 +72,9 @@ from app.providers.openai_compat import (
     rerank_payload,
 )
 
-PROBE_TIMEOUTS = Timeouts()
 # Someone is waiting on the answer: one retry, and a Retry-After is honoured only briefly.
 PROBE_RETRY = RetryPolicy(max_attempts=PROBE_ATTEMPTS, max_retry_after=5.0)
+T = TypeVar("T")
 
 
 class _AsyncHttp:
@@ -149,6 +155,22 @@ async def _session(
         yield own
 
 
+async def _within(work: Awaitable[T], timeouts: Timeouts, name: str) -> T:
+    """`work`, or the passing failure of a probe that ran out of its time."""
+    try:
+        async with asyncio.timeout(timeouts.total):
+            return await work
+    except TimeoutError:
+        late = out_of_time(timeouts.total)
+    raise ProviderError(
+        EMBEDDING_FAILED,
+        f"{name}: {late.reason}",
+        retryable=True,
+        reason=TIMED_OUT,
+        params={"provider": name},
+    )
+
+
 async def _resolve_key(key: str | None, provider_id: str | None) -> tuple[str | None, str | None]:
     """(key to send, hint for an auth failure): the typed key, else the stored one."""
     if key and key.strip():
@@ -213,11 +235,15 @@ async def list_models(
     """The model names a provider offers (sorted), as factory.list_models answers them."""
     if kind == "local":
         return [LOCAL_MODEL_NAME]
-    async with _session(client, timeouts) as session:
-        http = await _http(
-            session, kind, base_url, key, provider_id=provider_id, name=name, retry=retry
-        )
-        return await _models(http, kind)
+
+    async def listed() -> list[str]:
+        async with _session(client, timeouts) as session:
+            http = await _http(
+                session, kind, base_url, key, provider_id=provider_id, name=name, retry=retry
+            )
+            return await _models(http, kind)
+
+    return await _within(listed(), timeouts, name or host_label(base_url))
 
 
 async def test_connection(
@@ -240,26 +266,34 @@ async def test_connection(
         # The built-in model loads from disk: a worker thread, not the event loop.
         message = await asyncio.to_thread(LocalEmbedder().test_connection)
         return ConnectionOk("local", LOCAL_MODEL_NAME, LOCAL_DIMS, message, local=True)
-    async with _session(client, timeouts) as session:
-        http = await _http(
-            session, kind, base_url, key, provider_id=provider_id, name=name, retry=retry
-        )
-        chosen = model.strip() if model else ""
-        if not chosen:
-            offered = await _models(http, kind)
-            if not offered:
-                raise ProviderError(
-                    MODEL_NOT_AVAILABLE,
-                    f"{http.name} offers no models",
-                    reason=NO_MODELS,
-                    params={"provider": http.name},
-                )
-            chosen = offered[0]
-        if kind == "ollama":
-            return await _test_ollama(http, chosen)
-        if kind in EMBEDDING_KINDS:
-            return await _test_openai(http, chosen)
-        return await _test_rerank(http, chosen)
+
+    async def tested() -> ConnectionOk:
+        async with _session(client, timeouts) as session:
+            http = await _http(
+                session, kind, base_url, key, provider_id=provider_id, name=name, retry=retry
+            )
+            return await _test(http, kind, model.strip() if model else "")
+
+    return await _within(tested(), timeouts, name or host_label(base_url))
+
+
+async def _test(http: _AsyncHttp, kind: str, chosen: str) -> ConnectionOk:
+    """The probe's one real call with `chosen` (none: the first model the provider lists)."""
+    if not chosen:
+        offered = await _models(http, kind)
+        if not offered:
+            raise ProviderError(
+                MODEL_NOT_AVAILABLE,
+                f"{http.name} offers no models",
+                reason=NO_MODELS,
+                params={"provider": http.name},
+            )
+        chosen = offered[0]
+    if kind == "ollama":
+        return await _test_ollama(http, chosen)
+    if kind in EMBEDDING_KINDS:
+        return await _test_openai(http, chosen)
+    return await _test_rerank(http, chosen)
 
 
 async def _test_openai(http: _AsyncHttp, model: str) -> ConnectionOk:

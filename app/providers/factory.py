@@ -207,17 +207,20 @@ def register_all(
     get_key: KeyLookup,
     *,
     models_dir: Path | None = None,
+    rerank_options: HttpOptions | None = None,
     **options: Unpack[HttpOptions],
 ) -> None:
     """Register an embedder and/or reranker factory per provider id, plus the built-in one.
 
-    `options` (timeouts, retry policy) apply to every HTTP client the factories build;
-    `models_dir` is where installed local models are (the data folder's `models/`).
+    `options` (timeouts, retry policy) apply to every HTTP client the factories build, with
+    `rerank_options` taking precedence for the rerank clients; `models_dir` is where
+    installed local models are (the data folder's `models/`).
 
     A disabled provider is registered too, so its models fail with "disabled" rather than
     "no such provider"; an unknown kind (a catalog from a newer version) is skipped.
     """
     seen: set[str] = set()
+    reranking: HttpOptions = {**options, **(rerank_options or {})}
     for settings in [*settings_list, builtin_local_settings()]:
         if settings.id in seen:
             if settings.id != LOCAL_PROVIDER:
@@ -238,7 +241,7 @@ def register_all(
         # RERANK_KINDS: the settings' rerank picker lists providers that rerank by API).
         if settings.kind in RERANK_KINDS or settings.kind == "local":
             registry.register_reranker(
-                settings.id, _reranker_factory(settings, get_key, models_dir, options)
+                settings.id, _reranker_factory(settings, get_key, models_dir, reranking)
             )
 
 

@@ -4,6 +4,10 @@ Every provider call goes through `ProviderHttp.request_json` (the window's async
 app/providers/async_probe.py apply the same module functions over an httpx.AsyncClient), which
 
 - fails at once with PROVIDER_AUTH_FAILED on 401/403 (retrying cannot fix a bad key);
+- bounds the whole call, retries and their waits included, by one wall-clock deadline
+  (`Timeouts.total`): every connect, write and read waits at most what is left of it
+  (deadline.py's network backend), since httpx's own timeouts apply to each socket read
+  and a server sending a byte every second never trips them;
 - treats 408/429/5xx, timeouts and connection errors as passing: by default (one attempt)
   it raises a ProviderError with `retryable=True` and the server's Retry-After (seconds or
   an HTTP date, capped), and the job runner waits that long (or its own backoff) with the
@@ -35,6 +39,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from app.providers.deadline import DeadlineClient, fetch_scope
 from app.providers.interfaces import (
     BAD_URL,
     CONNECTION_FAILED,
@@ -83,6 +88,14 @@ REDACTED = "[redacted]"
 class Timeouts:
     connect: float = 10.0
     read: float = 60.0
+    # The call's wall-clock deadline: connects, writes, reads however slowly the bytes come,
+    # retries and the waits between them. Three times the read timeout, so an answer that
+    # comes as a server sends it is never cut; one that trickles is.
+    total: float = 180.0
+
+    def __post_init__(self) -> None:
+        if not self.total > 0:
+            raise ValueError("a call's total time must be positive")
 
     def to_httpx(self) -> httpx.Timeout:
         # A write stalls like a read does; the pool wait is local and bounded like a connect.
@@ -111,10 +124,16 @@ class RetryPolicy:
 
 # A search is waited on by a person, degrades when a provider fails and cannot be queued
 # like a job, so it is the one caller that retries inside the call: once, after a short
-# backoff, with a read timeout that still lets a local server load its model on the first
-# query (indexing's clients wait 60 s for an answer but never retry themselves).
-SEARCH_TIMEOUTS = Timeouts(connect=5.0, read=20.0)
+# backoff, within the call's deadline (indexing's clients never retry themselves). The
+# deadlines keep a degraded search within 5 s: embedding one query gets 1.5 s, reranking
+# up to 200 passages 3 s, and after an embedder that did not answer the reranker is not
+# asked at all (query.py). A local server still loading its model on the first query
+# answers that one search with full-text results.
+SEARCH_EMBED_TIMEOUTS = Timeouts(connect=1.5, read=1.5, total=1.5)
+SEARCH_RERANK_TIMEOUTS = Timeouts(connect=1.5, read=3.0, total=3.0)
 SEARCH_RETRY = RetryPolicy(max_attempts=2, base_delay=0.25)
+# A connection test or a model list someone waits on: 30 s in all, one retry included.
+PROBE_TIMEOUTS = Timeouts(connect=10.0, read=30.0, total=30.0)
 
 
 class InputTooLong(ProviderError):
@@ -240,6 +259,12 @@ def transport_failure(
     )
 
 
+def out_of_time(total: float) -> Retry:
+    """What a call that ran into its deadline means: a passing failure, said plainly (the
+    timeout httpx reports is only the socket operation that was waiting at that moment)."""
+    return Retry(f"no complete answer within {total:g} s (the call's time limit)", cause=TIMED_OUT)
+
+
 def _connect_cause(exc: BaseException) -> str:
     """Refused, unknown host or another connection failure: the OS error under httpx's."""
     seen: set[int] = set()
@@ -330,22 +355,24 @@ def wait_before_retry(
     *,
     name: str,
     failure_code: str,
+    left: float | None = None,
 ) -> float:
-    """Seconds to wait before attempt `attempt + 1`; after the last attempt, raises instead
+    """Seconds to wait before attempt `attempt + 1`; after the last attempt, or when the
+    wait would not end before the call's deadline (`left` seconds away), raises instead
     (with the server's capped Retry-After, for the job runner to wait)."""
     retry_after = (
         None if retry.retry_after is None else min(retry.retry_after, policy.max_retry_after)
     )
-    if attempt >= total:
+    delay = retry_after if retry_after is not None else policy.backoff(attempt)
+    if attempt >= total or (left is not None and delay >= left):
         raise ProviderError(
             failure_code,
-            f"{name}: {retry.reason}; gave up after {total} attempt{'s' if total != 1 else ''}",
+            f"{name}: {retry.reason}; gave up after {attempt} attempt{'s' if attempt != 1 else ''}",
             retryable=True,
             retry_after=retry_after,
             reason=retry.cause,
             params={"provider": name, **(retry.params or {})},
         )
-    delay = retry_after if retry_after is not None else policy.backoff(attempt)
     log.warning(
         "%s: %s; attempt %d of %d, retrying in %.1f s", name, retry.reason, attempt, total, delay
     )
@@ -356,7 +383,8 @@ class ProviderHttp:
     """A JSON-over-HTTP client for one provider with the retry and error policy above.
 
     `sleep` and `clock` are injectable so tests observe backoff without waiting;
-    `transport` lets tests swap the network for an httpx transport.
+    `transport` lets tests swap the network for an httpx transport (which then does its
+    own I/O: the deadline is checked between attempts only).
     """
 
     def __init__(
@@ -381,7 +409,7 @@ class ProviderHttp:
         self._auth_hint = auth_hint
         self._sleep = sleep
         self._clock = clock
-        self._client = httpx.Client(
+        self._client = DeadlineClient(
             timeout=self.timeouts.to_httpx(),
             headers={"Accept": "application/json", **(headers or {})},
             transport=transport,
@@ -422,13 +450,15 @@ class ProviderHttp:
         failure_code: str = EMBEDDING_FAILED,
         attempts: int | None = None,
     ) -> Any:
-        """Send, retrying per the policy, and return the decoded JSON body of a 2xx answer."""
+        """Send, retrying per the policy within the call's deadline, and return the decoded
+        JSON body of a 2xx answer."""
         url = self.base_url + path
         key = self.current_key()
         headers = auth_headers(key)
         total = attempts or self.retry.max_attempts
+        deadline = time.monotonic() + self.timeouts.total
         for attempt in range(1, total + 1):
-            outcome = self._send(method, url, payload, headers, key)
+            outcome = self._send(method, url, payload, headers, key, deadline)
             if not isinstance(outcome, Retry):
                 outcome = check_response(
                     outcome,
@@ -441,21 +471,35 @@ class ProviderHttp:
                 )
                 if not isinstance(outcome, Retry):
                     return outcome
-            self._sleep(
-                wait_before_retry(
-                    self.retry, outcome, attempt, total, name=self.name, failure_code=failure_code
-                )
+            delay = wait_before_retry(
+                self.retry,
+                outcome,
+                attempt,
+                total,
+                name=self.name,
+                failure_code=failure_code,
+                left=deadline - time.monotonic(),
             )
+            self._sleep(delay)
         raise AssertionError("unreachable")  # the loop returns or raises on its last attempt
 
     def _send(
-        self, method: str, url: str, payload: Any, headers: dict[str, str], key: str | None
+        self,
+        method: str,
+        url: str,
+        payload: Any,
+        headers: dict[str, str],
+        key: str | None,
+        deadline: float,
     ) -> httpx.Response | Retry:
         failure: ProviderError | Retry
         try:
-            return self._client.request(method, url, json=payload, headers=headers)
+            with fetch_scope(deadline):
+                return self._client.request(method, url, json=payload, headers=headers)
         except (httpx.TransportError, httpx.InvalidURL) as exc:
             failure = transport_failure(exc, url, key)
+            if isinstance(exc, httpx.TimeoutException) and time.monotonic() >= deadline:
+                failure = out_of_time(self.timeouts.total)
         if isinstance(failure, ProviderError):
             raise failure
         return failure

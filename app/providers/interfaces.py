@@ -39,6 +39,10 @@ MALFORMED = "malformed"  # JSON, but not of the documented shape
 WRONG_DIMENSIONS = "wrong_dimensions"  # params: got, expected
 BAD_URL = "bad_url"
 NO_KEYCHAIN = "no_keychain"  # params: env_var
+# A chat answer cut off by the caller's limits (code ANSWER_INTERRUPTED; the part that came
+# is kept): its time (params: seconds) or its size (params: chars).
+ANSWER_TIME_LIMIT = "answer_time_limit"
+ANSWER_SIZE_LIMIT = "answer_size_limit"
 
 # A reason's parameters: names and numbers the sentence needs (provider, status, model...).
 ErrorParams = dict[str, str | int]

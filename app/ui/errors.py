@@ -520,6 +520,18 @@ def _provider_message(reason: str, params: Params) -> str:
             "No system keychain is available to store the API key. Set the environment "
             "variable {0} to the key instead.",
         ).format(params.get("env_var", ""))
+    if reason == ErrorReason.ANSWER_TIME_LIMIT:
+        return QCoreApplication.translate(
+            "errors",
+            "The answer took longer than {0} seconds and was cut off there. The part that "
+            "arrived is kept.",
+        ).format(QLocale().toString(int(params.get("seconds") or 0)))
+    if reason == ErrorReason.ANSWER_SIZE_LIMIT:
+        return QCoreApplication.translate(
+            "errors",
+            "The answer grew longer than {0} characters and was cut off there. The part "
+            "that arrived is kept.",
+        ).format(QLocale().toString(int(params.get("chars") or 0)))
     return ""
 
 

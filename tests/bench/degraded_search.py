@@ -7,8 +7,8 @@ service whose embedder and/or reranker endpoint refuses connections, answers HTT
 never answers, runs one untimed search (building the clients) and times N more. Two client policies:
 
 - "test": the tests' short patience (read timeout 0.5 s, 2 attempts, 0.05 s backoff);
-- "app": the clients the app builds for searches from the catalog (SEARCH_TIMEOUTS,
-  SEARCH_RETRY); only refused and HTTP 500, as its timeout case is 2 x 20 s by design.
+- "app": the clients the app builds for searches from the catalog (SEARCH_EMBED_TIMEOUTS,
+  SEARCH_RETRY): HTTP 500, and an embedder that never answers (its 1.5 s deadline).
 
 A search that raises is timed too and reported with its error code (the old behaviour).
 Prints one JSON line: per scenario the median and max milliseconds, the outcome and the
@@ -109,9 +109,10 @@ def run(runs: int) -> dict[str, Any]:
                 out[f"deadReranker.{outage}"] = _scenario(world, api, runs, rerank=outage)
                 out[f"bothDead.{outage}"] = _scenario(world, api, runs, embed=outage, rerank=outage)
             out["app.healthy"] = _scenario(world, api, runs, app_policy=True)
-            out["app.deadEmbedder.http500"] = _scenario(
-                world, api, runs, embed=Outage.HTTP_500, app_policy=True
-            )
+            for outage in (Outage.HTTP_500, Outage.TIMEOUT):
+                out[f"app.deadEmbedder.{outage}"] = _scenario(
+                    world, api, runs, embed=outage, app_policy=True
+                )
             out["requests"] = {"embeddings": api.hits(EMBEDDINGS), "rerank": api.hits(RERANK)}
             return out
     finally:

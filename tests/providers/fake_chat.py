@@ -9,8 +9,9 @@ Speaks OpenAI's /v1/chat/completions as server-sent events (`data: {...}` ... `d
 and Ollama's /api/chat as one JSON object per line (the last with `"done": true`). A reply is
 a fixed text or a function of the request's messages; it goes out one word per event, one
 every `delay` seconds. Faults are queued and consumed one per request: an HTTP
-status (with a Retry-After), or a stream cut after N words, either cleanly (no final
-marker) or mid-chunk (a broken chunked body).
+status (with a Retry-After), a stream cut after N words, either cleanly (no final
+marker) or mid-chunk (a broken chunked body), a stream that never ends (a token every
+`gap` seconds for ENDLESS_LIFETIME), or one token of `size` characters after N words.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from tests.httpserver import LoopbackServer, Request, Response
 OPENAI_CHAT = "/v1/chat/completions"
 OLLAMA_CHAT = "/api/chat"
 _WORD = re.compile(r"\S+\s*|\s+")
+# How long an "endless" stream goes on: far past any answer deadline of the tests.
+ENDLESS_LIFETIME = 30.0
 
 Reply = str | Callable[[list[dict[str, str]]], str]
 
@@ -41,11 +44,13 @@ def words(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Fault:
-    kind: str  # "status" | "cut" | "reset"
+    kind: str  # "status" | "cut" | "reset" | "endless" | "huge"
     status: int = 500
     retry_after: str | None = None
     body: str = ""
-    after: int = 0  # words sent before a cut
+    after: int = 0  # words sent before a cut or a huge token
+    gap: float = 0.0  # seconds between the tokens of an endless stream
+    size: int = 0  # characters of a huge token
 
     @classmethod
     def http(cls, status: int, body: str = "") -> Fault:
@@ -64,6 +69,16 @@ class Fault:
     def reset(cls, after: int) -> Fault:
         """Break the chunked body after `after` words (the connection drops mid-stream)."""
         return cls("reset", after=after)
+
+    @classmethod
+    def endless(cls, gap: float) -> Fault:
+        """A token every `gap` seconds, never the final marker (for ENDLESS_LIFETIME)."""
+        return cls("endless", gap=gap)
+
+    @classmethod
+    def huge(cls, after: int, size: int) -> Fault:
+        """`after` words of the reply, then one token of `size` characters, then the end."""
+        return cls("huge", after=after, size=size)
 
 
 class FakeChat:
@@ -126,13 +141,18 @@ class FakeChat:
 
         def body() -> Iterator[bytes]:
             start = time.monotonic()
+            if fault is not None and fault.kind == "endless":
+                yield from _endless(event, fault.gap)
+                return
             for index, piece in enumerate(pieces[:limit]):
                 # Paced against the start, so the rate holds however long a write takes.
                 wait = start + index * self.delay - time.monotonic()
                 if wait > 0:
                     time.sleep(wait)
                 yield event(piece)
-            if fault is None:
+            if fault is not None and fault.kind == "huge":
+                yield event("x" * fault.size)
+            if fault is None or fault.kind == "huge":
                 yield end
             elif fault.kind == "reset":
                 raise ConnectionResetError("the fake cuts the stream")
@@ -140,7 +160,7 @@ class FakeChat:
         return Response(
             body=body,
             content_type="text/event-stream",
-            chunked=fault is None or fault.kind == "reset",
+            chunked=fault is None or fault.kind in ("reset", "endless", "huge"),
         )
 
     def _openai(self, request: Request) -> Response:
@@ -159,3 +179,16 @@ class FakeChat:
 
         done = {"model": model, "message": {"role": "assistant", "content": ""}, "done": True}
         return self._answer(request, event, (json.dumps(done) + "\n").encode())
+
+
+def _endless(event: Callable[[str], bytes], gap: float) -> Iterator[bytes]:
+    """Numbered tokens paced `gap` apart until ENDLESS_LIFETIME is up (or the client hangs
+    up: the write then fails and the server drops the exchange)."""
+    start = time.monotonic()
+    index = 0
+    while time.monotonic() - start < ENDLESS_LIFETIME:
+        wait = start + index * gap - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        yield event(f"t{index} ")
+        index += 1

@@ -8,11 +8,9 @@ and one that accepts and then says nothing. Each runs for a bounded time and sto
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -31,6 +29,7 @@ from app.knowledge.pipeline.sources.web import (
     make_client,
 )
 from app.knowledge.types import ErrorCode
+from tests.trickle import SLOW_HEADERS, TrickleServer, serving, unanswered_connects
 
 DEADLINE = 1.5
 # Bigger than any gap between bytes, so only the wall-clock deadline can end a slow loris.
@@ -38,78 +37,9 @@ LIMITS = FetchLimits(connect_timeout=5.0, read_timeout=3.0, total_timeout=DEADLI
 # What a fetch may overrun its deadline by: a read waits in 0.1 s slices, plus scheduling
 # on a busy machine.
 MARGIN = 0.6
-# How long a misbehaving server keeps going: far past any deadline here, so a fetch that
-# ignores the deadline fails the timing assertion instead of ending early by luck.
-SERVER_LIFETIME = 20.0
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 
-SLOW_HEADERS = b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-Pad-%d: x\r\n" % i for i in range(2000))
 BODY_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 10000\r\n\r\n"
-
-
-class TrickleServer:
-    """Answers each connection with `head` at once, then `trickle` one byte per `gap`
-    seconds, then holds the connection open silently; all within `lifetime` seconds."""
-
-    def __init__(
-        self, head: bytes, trickle: bytes, gap: float, lifetime: float = SERVER_LIFETIME
-    ) -> None:
-        self.head, self.trickle, self.gap = head, trickle, gap
-        self.requested = threading.Event()  # a full request arrived: the fetch is under way
-        self._stop = threading.Event()
-        self._end = time.monotonic() + lifetime
-        self._listener = socket.create_server(("127.0.0.1", 0))
-        self._listener.settimeout(0.05)
-        self.port: int = self._listener.getsockname()[1]
-        self._threads = [threading.Thread(target=self._accept_loop, daemon=True)]
-        self._threads[0].start()
-
-    def url(self, path: str = "/") -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
-
-    def _left(self) -> float:
-        return self._end - time.monotonic()
-
-    def _accept_loop(self) -> None:
-        while not self._stop.is_set() and self._left() > 0:
-            try:
-                conn, _ = self._listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            worker = threading.Thread(target=self._serve, args=(conn,), daemon=True)
-            self._threads.append(worker)
-            worker.start()
-
-    def _serve(self, conn: socket.socket) -> None:
-        with conn:
-            try:
-                self._read_request(conn)
-                self.requested.set()
-                conn.sendall(self.head)
-                for byte in self.trickle:
-                    if self._stop.wait(self.gap) or self._left() <= 0:
-                        return
-                    conn.sendall(bytes([byte]))
-                self._stop.wait(max(0.0, self._left()))
-            except OSError:
-                return  # the client gave up and hung up: that is the point
-
-    def _read_request(self, conn: socket.socket) -> None:
-        conn.settimeout(max(0.1, self._left()))
-        received = b""
-        while b"\r\n\r\n" not in received and len(received) < 65536:
-            chunk = conn.recv(4096)
-            if not chunk:
-                raise ConnectionResetError("client left before sending a request")
-            received += chunk
-
-    def close(self) -> None:
-        self._stop.set()
-        self._listener.close()
-        for thread in self._threads:
-            thread.join(timeout=2)
 
 
 @pytest.fixture(autouse=True)
@@ -117,15 +47,6 @@ def no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
     """A proxy from the environment would take these fetches elsewhere than 127.0.0.1."""
     for var in PROXY_VARS:
         monkeypatch.delenv(var, raising=False)
-
-
-@contextlib.contextmanager
-def serving(head: bytes, trickle: bytes, gap: float) -> Iterator[TrickleServer]:
-    server = TrickleServer(head, trickle, gap)
-    try:
-        yield server
-    finally:
-        server.close()
 
 
 @pytest.fixture
@@ -149,31 +70,8 @@ def silent() -> Iterator[TrickleServer]:
 
 @pytest.fixture
 def full_backlog() -> Iterator[str]:
-    """A URL whose connects are never answered: the listener's accept queue is full, so
-    Linux drops the SYNs (the client retries them for far longer than any deadline)."""
-    if not sys.platform.startswith("linux"):
-        pytest.skip("an unanswered SYN on a full accept queue is Linux behaviour")
-    listener = socket.socket()
-    fillers: list[socket.socket] = []
-    try:
-        listener.bind(("127.0.0.1", 0))
-        listener.listen(0)
-        address = listener.getsockname()
-        for _ in range(8):
-            filler = socket.socket()
-            filler.settimeout(0.3)
-            fillers.append(filler)
-            try:
-                filler.connect(address)
-            except TimeoutError:
-                break  # this one was not answered: the queue is full
-        else:
-            pytest.skip("the accept queue never filled up")
-        yield f"http://127.0.0.1:{address[1]}/"
-    finally:
-        for filler in fillers:
-            filler.close()
-        listener.close()
+    with unanswered_connects() as url:
+        yield url
 
 
 def timed_fetch_error(url: str, client: httpx.Client | None = None) -> tuple[FetchError, float]:

@@ -1,6 +1,7 @@
 """The Ask view against a real engine and a loopback chat server, on a qasync loop as the
 window runs: type, stream, click a citation (the viewer opens highlighted), Stop, a broken
-stream's partial answer, the conversation kept per base and cleared, rewrite on."""
+stream's partial answer, the answer's time and size limits, the conversation kept per base
+and cleared, rewrite on."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ from PySide6.QtWidgets import QCheckBox, QPushButton
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
-from app.knowledge.types import AnswerState, AskAnswer, Base
+from app.knowledge.ask import engine
+from app.knowledge.types import AnswerState, AskAnswer, AskTurn, Base, ErrorReason
+from app.providers.chat import MAX_ANSWER_CHARS
 from app.ui.ask.ask_view import AskState, AskView
 from app.ui.context import UiContext
 from tests.conftest import write_files
@@ -229,3 +232,64 @@ def test_rewrite_shows_the_rewritten_query_and_its_time(
     answer: AskAnswer = finished.args[0]
     assert answer.turn.query == "tomato watering needs"
     assert "Rewritten: tomato watering needs" in view.debug_label().text()
+
+
+# -- an answer that hits its limits (issue 30): the part that came stays, marked as broken
+# off, the status says which limit it hit, and the turn is kept as broken off.
+
+WAIT_MS = 15_000  # far above the limits below, for a loaded machine
+
+
+def _ask_until_kept(qtbot: QtBot, view: AskView) -> tuple[AskAnswer, AskTurn]:
+    with (
+        qtbot.waitSignal(view.turnSaved, timeout=WAIT_MS) as saved,
+        qtbot.waitSignal(view.answerFinished, timeout=WAIT_MS) as finished,
+    ):
+        _type_and_ask(qtbot, view, "What do tomatoes need?")
+    return finished.args[0], saved.args[0]
+
+
+def test_an_endless_answer_breaks_off_at_its_time_limit(
+    qtbot: QtBot,
+    view: AskView,
+    chat: FakeChat,
+    ui_ctx: UiContext,
+    base: Base,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(engine, "ANSWER_SECONDS", 1.0)
+    chat.fail(Fault.endless(gap=0.01))
+    answer, turn = _ask_until_kept(qtbot, view)
+    assert answer.turn.state is AnswerState.INTERRUPTED
+    assert answer.error is not None
+    assert answer.error.params["reason"] == ErrorReason.ANSWER_TIME_LIMIT
+    assert answer.turn.answer.startswith("t0 t1 ")
+    status = view.status_label().text()
+    assert "The answer broke off" in status and "longer than 1 seconds" in status
+    shown = view.conversation_view().toPlainText()
+    assert "The answer broke off here." in shown and "t0 t1 " in shown
+    assert view.state() is AskState.IDLE
+    assert (turn.answer, turn.state) == (answer.turn.answer, AnswerState.INTERRUPTED)
+    assert [t.state for t in ui_ctx.service.ask_turns(base.id)] == [AnswerState.INTERRUPTED]
+
+
+def test_a_flood_breaks_off_at_the_size_limit(qtbot: QtBot, view: AskView, chat: FakeChat) -> None:
+    chat.fail(Fault.endless(gap=0.0))
+    answer, turn = _ask_until_kept(qtbot, view)
+    assert answer.error is not None
+    assert answer.error.params["reason"] == ErrorReason.ANSWER_SIZE_LIMIT
+    assert len(turn.answer) == MAX_ANSWER_CHARS and turn.state is AnswerState.INTERRUPTED
+    assert "characters and was cut off" in view.status_label().text()
+    assert "The answer broke off here." in view.conversation_view().toPlainText()
+
+
+def test_a_30_mb_token_is_never_shown(qtbot: QtBot, view: AskView, chat: FakeChat) -> None:
+    chat.fail(Fault.huge(after=3, size=30 * 1024 * 1024))
+    answer, turn = _ask_until_kept(qtbot, view)
+    head = "".join(words(REPLY)[:3])
+    assert turn.answer == head and turn.state is AnswerState.INTERRUPTED
+    assert answer.error is not None
+    assert answer.error.params["reason"] == ErrorReason.ANSWER_SIZE_LIMIT
+    shown = view.conversation_view().toPlainText()
+    assert head.strip() in shown and "xxxx" not in shown
+    assert len(shown) < 10_000

@@ -472,7 +472,8 @@ def test_a_catastrophic_pattern_over_a_document_answers_in_time(
     data = ok(
         tools.call("kb_read", {"baseId": base.id, "conceptId": "long/a.txt", "pattern": "(a+)+$"})
     )
-    assert time.monotonic() - started < GREP_TIME_BUDGET + 2.0
+    # The budget is wall-clock time (test_grep_wall_clock.py); the margin is for a loaded machine.
+    assert time.monotonic() - started < GREP_TIME_BUDGET * 4
     assert data["matches"] == [] and data["timedOut"] is True
 
 

@@ -30,6 +30,8 @@ PIPELINE_ALLOWED = (
     "app.knowledge.types",
     "app.knowledge.db",
     "app.knowledge.path_safety",
+    # The one wall-clock deadline under every HTTP call, URL fetches' and providers' alike.
+    "app.providers.deadline",
 )
 QT_FREE = ("knowledge", "providers")
 # The job handlers sit below the facades that admit work and answer searches.

@@ -4,6 +4,10 @@ context; blocking, so a worker thread), the streamed answer (the CLI's sync iter
 
 The steps take their collaborators as functions (search, complete) so the engine stays free
 of how bases are searched and how a chat model is reached.
+
+An answer has limits, whatever the chat server does (AnswerLimits: five minutes and 32,768
+characters by default); the chat clients enforce them, and an answer that hits one is kept
+as far as it came, in the state INTERRUPTED ("the answer broke off").
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from app.knowledge.types import (
     SearchResult,
     TroveError,
 )
-from app.providers.chat import Message
+from app.providers.chat import CHAT_TIMEOUTS, MAX_ANSWER_CHARS, Message
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +38,22 @@ Complete = Callable[[list[Message]], str]
 Stream = Callable[[list[Message]], Iterator[str]]
 # A rewrite longer than this is an answer, not a query: the question is searched instead.
 MAX_REWRITE_CHARS = 500
+# How long an answer may stream, its first token included (read when an ask is prepared).
+ANSWER_SECONDS = CHAT_TIMEOUTS.total
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerLimits:
+    """The wall-clock time an answer may take and the characters it may hold."""
+
+    seconds: float = ANSWER_SECONDS
+    chars: int = MAX_ANSWER_CHARS
+
+    def __post_init__(self) -> None:
+        if not self.seconds > 0 or self.chars < 1:
+            raise TroveError(
+                ErrorCode.INVALID_ARGUMENT, "an answer's time and size limits must be positive"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +64,7 @@ class AskRequest:
     history: Sequence[AskTurn] = ()
     rewrite: bool = False
     budget: Budget = field(default_factory=Budget)
+    limits: AnswerLimits = field(default_factory=AnswerLimits)
 
 
 @dataclass(slots=True)

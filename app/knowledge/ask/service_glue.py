@@ -11,7 +11,7 @@ from collections.abc import AsyncGenerator, Callable, Sequence
 from app.knowledge import providers_config
 from app.knowledge.ask import engine, turns
 from app.knowledge.ask.context import Budget
-from app.knowledge.ask.engine import AskPlan, AskRequest
+from app.knowledge.ask.engine import AnswerLimits, AskPlan, AskRequest
 from app.knowledge.catalog import Catalog
 from app.knowledge.provider_errors import provider_failure
 from app.knowledge.types import (
@@ -28,6 +28,8 @@ from app.providers.interfaces import ProviderError
 
 SearchOne = Callable[[str, str], SearchResponse]
 SearchMany = Callable[[Sequence[str], str], MultiSearchResponse]
+# The question rewrite is a short completion; it gets at most this much of the answer's time.
+REWRITE_SECONDS = 60.0
 
 
 def failure(exc: Exception) -> TroveError:
@@ -71,9 +73,11 @@ def prepare(
     budget: Budget,
     history: bool,
     options: ChatOptions,
+    answer_seconds: float | None = None,
 ) -> AskPlan:
     """Check the model, read the conversation and the base's rewrite option, then rewrite
-    (when on), retrieve and assemble. Blocking: a worker thread or the CLI."""
+    (when on), retrieve and assemble. Blocking: a worker thread or the CLI.
+    `answer_seconds`: the answer's time limit (default engine.ANSWER_SECONDS)."""
     question = question.strip()
     if not question:
         raise TroveError(ErrorCode.INVALID_ARGUMENT, "the question is empty")
@@ -90,12 +94,14 @@ def prepare(
         history=turns.load(catalog, base_id, limit=5) if history else (),
         rewrite=catalog.ask_rewrite(base_id),
         budget=budget,
+        limits=AnswerLimits(seconds=answer_seconds or engine.ANSWER_SECONDS),
     )
+    rewrite_seconds = min(REWRITE_SECONDS, request.limits.seconds)
 
     def complete(messages: list[Message]) -> str:
         client = providers_config.chat_client(catalog, model_id, **options)
         try:
-            return client.complete(messages, max_tokens=200)
+            return client.complete(messages, max_tokens=200, seconds=rewrite_seconds)
         except ProviderError as exc:
             raise provider_failure(exc, ErrorCode.CHAT_FAILED) from None
         finally:
@@ -112,12 +118,18 @@ def answer(
     cancel: threading.Event | None,
     options: ChatOptions,
 ) -> AskAnswer:
-    """Stream the answer in this thread (the CLI)."""
+    """Stream the answer in this thread (the CLI), within the request's limits."""
     client = providers_config.chat_client(catalog, plan.request.chat_model, **options)
+    limits = plan.request.limits
     try:
         return engine.run(
             plan,
-            lambda messages: client.stream(messages, max_tokens=plan.budget.answer_tokens),
+            lambda messages: client.stream(
+                messages,
+                max_tokens=plan.budget.answer_tokens,
+                max_chars=limits.chars,
+                seconds=limits.seconds,
+            ),
             on_token=on_token,
             cancelled=cancel.is_set if cancel is not None else lambda: False,
             failure=failure,
@@ -127,8 +139,8 @@ def answer(
 
 
 async def stream(catalog: Catalog, plan: AskPlan) -> AsyncGenerator[str, None]:
-    """The answer's pieces over httpx.AsyncClient, on the caller's event loop (the window).
-    The key is read off the loop, since a keychain may block."""
+    """The answer's pieces over httpx.AsyncClient, on the caller's event loop (the window),
+    within the request's limits. The key is read off the loop, since a keychain may block."""
     settings, model = providers_config.chat_settings(catalog, plan.request.chat_model)
     try:
         key = await asyncio.to_thread(secrets.get_key, settings.id)
@@ -144,7 +156,13 @@ async def stream(catalog: Catalog, plan: AskPlan) -> AsyncGenerator[str, None]:
             name=settings.label,
             auth_hint=hint,
         )
-        pieces = client.stream(plan.messages, max_tokens=plan.budget.answer_tokens)
+        limits = plan.request.limits
+        pieces = client.stream(
+            plan.messages,
+            max_tokens=plan.budget.answer_tokens,
+            max_chars=limits.chars,
+            seconds=limits.seconds,
+        )
         async with contextlib.aclosing(pieces) as stream:
             async for piece in stream:
                 engine.first_token(plan)

@@ -1,4 +1,5 @@
-"""The images text recognition reads: PDF pages rendered with pypdfium2, pictures as they are."""
+"""The images text recognition reads: PDF pages rendered with pypdfium2, pictures as they are
+(a multi-page TIFF frame by frame)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 from app.knowledge.ocr.recognizer import PAGE_LONG_SIDE_PX
 from app.knowledge.pipeline.readers.errors import ReaderError
-from app.knowledge.pipeline.readers.image import IMAGE_EXTENSIONS, damaged, open_image
+from app.knowledge.pipeline.readers.image import IMAGE_EXTENSIONS, open_frame, open_image
 from app.knowledge.types import ErrorCode
 
 # Small pages are not blown up past 200 dpi: more pixels would not show more of the text.
@@ -22,6 +23,7 @@ class PageImages:
     def __init__(self, path: Path) -> None:
         self._path = path
         self._pdf: Any = None
+        self._picture: Any = None  # opened on the first page, kept for the next frames
         if path.suffix.lower() not in IMAGE_EXTENSIONS:
             import pypdfium2
 
@@ -34,12 +36,9 @@ class PageImages:
 
     def page(self, index: int) -> Any:
         if self._pdf is None:
-            with open_image(self._path) as image:
-                try:
-                    image.load()
-                except (OSError, SyntaxError, ValueError) as exc:
-                    raise damaged(exc) from exc
-                return image.convert("RGB")
+            if self._picture is None:
+                self._picture = open_image(self._path)
+            return open_frame(self._picture, index)
         page = self._pdf[index]
         try:
             width, height = page.get_size()
@@ -55,6 +54,9 @@ class PageImages:
         if self._pdf is not None:
             self._pdf.close()
             self._pdf = None
+        if self._picture is not None:
+            self._picture.close()
+            self._picture = None
 
 
 @contextmanager

@@ -31,11 +31,11 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 import httpx
 
 from app.knowledge.pipeline.sources.address_policy import ANY_ADDRESS, AddressPolicy, AddressRefused
-from app.knowledge.pipeline.sources.deadline import DeadlineClient, fetch_scope
-from app.knowledge.pipeline.sources.deadline import (
+from app.knowledge.types import ErrorCode
+from app.providers.deadline import DeadlineClient, fetch_scope
+from app.providers.deadline import (
     FetchCancelled as FetchCancelled,  # re-exported: callers of fetch_url catch it from here
 )
-from app.knowledge.types import ErrorCode
 
 ALLOWED_SCHEMES = ("http", "https")
 MAX_URL_LENGTH = 2048
