@@ -131,6 +131,12 @@ class ErrorCode(StrEnum):
     ARCHIVE_DAMAGED = "ARCHIVE_DAMAGED"
     # An export file written by a newer Trove (params: version, supported).
     ARCHIVE_NEWER_FORMAT = "ARCHIVE_NEWER_FORMAT"
+    # An export file holding what no Trove export does: code inside its index (triggers,
+    # views, computed columns), objects Trove's schema lacks. Made to attack, or by hand.
+    ARCHIVE_UNSAFE = "ARCHIVE_UNSAFE"
+    # A source that came with an imported base: it names a file, folder or page of the
+    # computer the base came from, so Trove does not read it (reindex uses the base's copies).
+    IMPORTED_SOURCE = "IMPORTED_SOURCE"
     # An export, import or copy the person cancelled; nothing of it is left.
     CANCELLED = "CANCELLED"
     # Text recognition (OCR) of scanned pages and pictures.

@@ -771,6 +771,11 @@ class IndexStore:
         by_id = self.chunks(ids)
         return [by_id[i] for i in ids]
 
+    def schema_objects(self) -> dict[tuple[str, str], str | None]:
+        """(type, name) -> SQL of every object in the file's schema: what an index made by
+        this code holds, to compare an imported one with (portable/index_rebuild.py)."""
+        return schema_objects(self._reader())
+
     def integrity_check(self) -> list[str]:
         problems: list[Any] = [
             r[0] for r in self._reader().execute("PRAGMA integrity_check") if r[0] != "ok"
@@ -1001,6 +1006,14 @@ class IndexStore:
             finally:
                 self._writer.execute("DROP TABLE temp.renamed")
         return len(others)
+
+
+def schema_objects(conn: SqlReader) -> dict[tuple[str, str], str | None]:
+    """(type, name) -> SQL (whitespace folded) of every object in a file's schema."""
+    return {
+        (str(kind), str(name)): None if sql is None else " ".join(str(sql).split())
+        for kind, name, sql in conn.execute("SELECT type, name, sql FROM sqlite_schema")
+    }
 
 
 def _page(value: object) -> int | None:
