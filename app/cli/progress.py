@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from app.cli.output import EXIT_FAILED, EXIT_OK, bar
+from app.cli.output import EXIT_FAILED, EXIT_OK, bar, shown
 from app.knowledge.material_paths import CONTAINER_TYPES
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import (
@@ -42,11 +42,13 @@ def process_and_report(
     print(summary, file=sys.stderr)
     for item in failed:
         print(
-            f"failed: {item.source[:200]}: {item.error_code}: {item.error_message}", file=sys.stderr
+            f"failed: {shown(item.source[:200])}: {shown(item.error_code)}: "
+            f"{shown(item.error_message)}",
+            file=sys.stderr,
         )
     for item in unfinished:
         print(
-            f"unfinished: {item.source[:200]}: its result could not be saved (Trove's data "
+            f"unfinished: {shown(item.source[:200])}: its result could not be saved (Trove's data "
             f"storage refused the write); "
             f"it is marked {ErrorCode.INDEXING_INTERRUPTED} on the next start",
             file=sys.stderr,

@@ -11,7 +11,7 @@ import sys
 import time
 from typing import Any
 
-from app.cli.output import EXIT_FAILED, EXIT_OK, print_json
+from app.cli.output import EXIT_FAILED, EXIT_OK, print_json, shown
 from app.cli.progress import process_and_report
 from app.knowledge.service import KnowledgeService
 from app.knowledge.sync_types import SyncChanges
@@ -150,7 +150,7 @@ def _sync_and_report(
             }
         )
         if not as_json:
-            print(_summary_line(root.source, changes, len(broken), state.link.last_error))
+            print(shown(_summary_line(root.source, changes, len(broken), state.link.last_error)))
     if as_json:
         print_json(rows)
     return EXIT_FAILED if failed else EXIT_OK
