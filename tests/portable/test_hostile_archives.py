@@ -290,6 +290,13 @@ def _one_file_claimed_twice(rows: Rows) -> Rows:
     return [*rows, dict(file, id="thief", status="failed")]
 
 
+def _page_at_a_file_address(rows: Rows) -> Rows:
+    # Opened from the window as it is: file:, smb: (a Windows login sent out), javascript:.
+    file = _first(rows, "file")
+    page = dict(file, type="url", source="smb://attacker.example/share", parentId=None)
+    return [page if r is file else r for r in rows]
+
+
 def _running(rows: Rows) -> Rows:
     file = _first(rows, "file")
     return [dict(r, status="processing") if r is file else r for r in rows]
@@ -304,6 +311,7 @@ def _running(rows: Rows) -> Rows:
         _file_in_a_file,
         _options_not_an_object,
         _one_file_claimed_twice,
+        _page_at_a_file_address,
         _running,
     ],
     ids=[
@@ -313,6 +321,7 @@ def _running(rows: Rows) -> Rows:
         "file-inside-a-file",
         "options-not-an-object",
         "one-file-claimed-twice",
+        "page-not-on-the-web",
         "item-in-flight",
     ],
 )

@@ -250,3 +250,30 @@ def test_export_asks_about_paths_and_can_leave_them_out(
     flow.choose_strip_sources = lambda base: None
     window.bases.export_action.trigger()
     assert flow.running is None and not skipped.exists()
+
+
+def test_an_imported_document_opens_its_copy_not_the_path_it_names(
+    qtbot: QtBot, window: MainWindow, ui_ctx: UiContext, tmp_path: Path
+) -> None:
+    from app.ui.search.open_original import original_url
+    from tests.portable import hostile
+
+    svc = ui_ctx.service
+    source, _target, _otters = _two_bases(ui_ctx, tmp_path)
+    secret = tmp_path / "secret.md"
+    secret.write_text("not for the archive's author to open")
+    exported = tmp_path / "ocean.trovebase"
+    svc.export_base(source.id, exported)
+    pointed = hostile.with_items(
+        exported,
+        tmp_path / "pointed.trovebase",
+        lambda rows: [dict(r, source=str(secret)) if r["type"] == "file" else r for r in rows],
+    )
+    base = svc.import_base(pointed).base
+    hit = svc.search(base.id, "otters kelp shells").results[0]
+    opened = original_url(svc, base.id, hit)
+    assert opened.isLocalFile() and opened.toLocalFile() != str(secret)
+    assert Path(opened.toLocalFile()).is_relative_to(svc.layout.raw_dir(base.id))
+    # Its own original, for a document added here, still opens as before.
+    mine = svc.search(source.id, "otters kelp shells").results[0]
+    assert original_url(svc, source.id, mine).toLocalFile() == str(tmp_path / "shelf" / "otters.md")

@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import apsw
 
@@ -241,6 +242,10 @@ def _item(
             raise ValueError("its parent is not listed before it")
         if _CHILD_TYPES.get(parent_item.type) is not kind or parent_item.parent_id is not None:
             raise ValueError(f"a {kind} cannot be inside a {parent_item.type}")
+    source = _text(row["source"], "source")
+    if kind in _WEB_TYPES and urlsplit(source).scheme.lower() not in ("http", "https"):
+        # Opened in a browser from the window: no file:, smb: or javascript: address.
+        raise ValueError(f"a {kind} whose address is not http or https")
     rel = row.get("relativePath")
     if rel is not None:
         path_safety.check_relative_path(_text(rel, "relativePath"))
@@ -253,7 +258,7 @@ def _item(
         base_id=base_id,
         parent_id=new_ids[str(parent)] if parent is not None else None,
         type=kind,
-        source=_text(row["source"], "source"),
+        source=source,
         title=_text(row["title"], "title"),
         relative_path=rel,
         status=ItemStatus(row["status"]),
@@ -273,6 +278,7 @@ def _item(
 
 # What a folder or sitemap holds (only roots hold anything).
 _CHILD_TYPES = {ItemType.DIRECTORY: ItemType.FILE, ItemType.SITEMAP: ItemType.URL}
+_WEB_TYPES = frozenset({ItemType.URL, ItemType.SITEMAP})
 
 
 def _text(value: object, what: str) -> str:

@@ -124,7 +124,8 @@ def rebuild(
                 store.ensure_vectors(dimensions)
             version = source.check_schema(store.schema_objects())
             source.check_dimensions(dimensions)
-            return _copy(source, store, version, dimensions, wanted, cancelled)
+            with store.bulk():
+                return _copy(source, store, version, dimensions, wanted, cancelled)
         finally:
             store.close()
     finally:

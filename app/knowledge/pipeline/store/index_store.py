@@ -367,6 +367,13 @@ class IndexStore:
                     self._writer.execute("ROLLBACK")
                 raise
 
+    @contextmanager
+    def bulk(self) -> Iterator[None]:
+        """Many writes in one write transaction (an imported index rebuilt): each write
+        inside becomes a savepoint of it, and the file is committed once, at the end."""
+        with self._write_lock, self._writing():
+            yield
+
     def close(self) -> None:
         with self._write_lock, self._readers_lock:
             if self._closed:
