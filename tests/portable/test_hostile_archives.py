@@ -231,6 +231,15 @@ FIRST_CHUNK = "(SELECT min(id) FROM chunks)"
         "WHERE id = (SELECT min(id) FROM materials);",
         "DELETE FROM chunks WHERE material_id = (SELECT min(id) FROM materials); "
         "DELETE FROM materials WHERE id = (SELECT min(id) FROM materials);",
+        # The table made again without its UNIQUE item id, and one document's material twice.
+        "PRAGMA foreign_keys = OFF; PRAGMA legacy_alter_table = ON; "
+        "CREATE TABLE m2 (id INTEGER PRIMARY KEY, item_id TEXT NOT NULL, "
+        "relative_path TEXT NOT NULL, title TEXT NOT NULL, char_count INTEGER NOT NULL, "
+        "content_hash TEXT, page_starts TEXT, UNIQUE (id, item_id)); "
+        "INSERT INTO m2 SELECT * FROM materials; "
+        "INSERT INTO m2 SELECT id + 100000, item_id, relative_path, title, char_count, "
+        "content_hash, page_starts FROM materials WHERE id = (SELECT min(id) FROM materials); "
+        "DROP TABLE materials; ALTER TABLE m2 RENAME TO materials;",
     ],
     ids=[
         "chunk-past-its-material",
@@ -245,6 +254,7 @@ FIRST_CHUNK = "(SELECT min(id) FROM chunks)"
         "material-longer-than-its-file",
         "material-at-another-path",
         "document-without-material",
+        "document-with-two-materials",
     ],
 )
 def test_index_rows_that_disagree_are_refused(

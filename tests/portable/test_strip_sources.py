@@ -26,9 +26,7 @@ def world(tmp_path: Path, api: FakeApi) -> World:
     return build(tmp_path, api, docs=12)
 
 
-def test_an_export_can_leave_out_the_paths_of_this_computer(
-    tmp_path: Path, world: World
-) -> None:
+def test_an_export_can_leave_out_the_paths_of_this_computer(tmp_path: Path, world: World) -> None:
     where = str(world.docs).encode()
     kept = tmp_path / "kept.trovebase"
     said = trove(world.home, "base", "export", "garden", str(kept))

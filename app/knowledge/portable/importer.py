@@ -406,7 +406,9 @@ def _import(
     (staged / "raw").mkdir(parents=True)
     with _open_zip(src) as zf:
         manifest = _manifest(zf)
-        total = sum(m.size for m in manifest.members.values())
+        # The index is read once more when it is rebuilt: counted twice in the progress.
+        rebuilding = manifest.members[INDEX_MEMBER].size
+        total = sum(m.size for m in manifest.members.values()) + rebuilding
         done = [0]
         for member in manifest.members.values():
             target = _staged_path(staged, member.name, work)
@@ -420,9 +422,20 @@ def _import(
         if n.startswith(RAW_PREFIX)
     }
     documents = _documents(items, new_ids, raw)
+
+    def rebuild_step(materials: int, of: int) -> None:
+        if progress is not None:
+            progress(done[0] + rebuilding * materials // max(of, 1), total)
+
     rebuilt = index_rebuild.rebuild(
-        work / INDEX_MEMBER, staged / INDEX_DIR / INDEX_FILE, base.dimensions, documents, cancelled
+        work / INDEX_MEMBER,
+        staged / INDEX_DIR / INDEX_FILE,
+        base.dimensions,
+        documents,
+        cancelled,
+        rebuild_step,
     )
+    rebuild_step(1, 1)  # all of it, also when the base has no documents
     items = _settled_counts(items, documents, rebuilt)
     if cancelled is not None and cancelled():
         raise TransferCancelled()

@@ -34,7 +34,13 @@ from app.knowledge.pipeline.store.index_store import (
     decode_page_starts,
 )
 from app.knowledge.pipeline.store.vector_codes import FloatMatrix
-from app.knowledge.portable.archive import INDEX_MEMBER, Cancelled, TransferCancelled, damaged
+from app.knowledge.portable.archive import (
+    INDEX_MEMBER,
+    Cancelled,
+    Progress,
+    TransferCancelled,
+    damaged,
+)
 from app.knowledge.types import ErrorCode, TroveError
 
 # The oldest index an export can carry: portable bases came with index schema 4.
@@ -112,9 +118,11 @@ def rebuild(
     dimensions: int | None,
     wanted: dict[str, Wanted],
     cancelled: Cancelled | None = None,
+    progress: Progress | None = None,
 ) -> Rebuilt:
     """Check the archive's index at `foreign` and write the materials of `wanted` (old item
-    id -> what the new base calls it) into a new index at `fresh`."""
+    id -> what the new base calls it) into a new index at `fresh`; `progress(done, total)`
+    counts the materials written."""
     source = _Foreign(foreign, cancelled)
     try:
         store = IndexStore(fresh, create=True)
@@ -124,8 +132,8 @@ def rebuild(
                 store.ensure_vectors(dimensions)
             version = source.check_schema(store.schema_objects())
             source.check_dimensions(dimensions)
-            with store.bulk():
-                return _copy(source, store, version, dimensions, wanted, cancelled)
+            with store.filling():
+                return _copy(source, store, version, dimensions, wanted, cancelled, progress)
         finally:
             store.close()
     finally:
@@ -139,6 +147,7 @@ def _copy(
     dimensions: int | None,
     wanted: dict[str, Wanted],
     cancelled: Cancelled | None,
+    progress: Progress | None,
 ) -> Rebuilt:
     result = Rebuilt()
     ocr = version >= 5
@@ -152,8 +161,10 @@ def _copy(
         target = wanted.get(item_id)
         if target is None:
             continue  # the material of an item the archive does not list as a document
+        if target.new_id in result.chunk_counts:
+            raise damaged(f"{INDEX_MEMBER} holds two materials of {target.title!r}")
         material = _Material.read(source, row, target, ocr, dimensions)
-        store.rebuild_material(
+        store.add_material(
             target.new_id,
             target.material,
             material.title,
@@ -166,6 +177,8 @@ def _copy(
         )
         result.chunk_counts[target.new_id] = len(material.chunks)
         result.vectors += 0 if material.vectors is None else len(material.vectors)
+        if progress is not None:
+            progress(len(result.chunk_counts), len(wanted))
     return result
 
 
