@@ -231,6 +231,12 @@ FIRST_CHUNK = "(SELECT min(id) FROM chunks)"
         "WHERE id = (SELECT min(id) FROM materials);",
         "DELETE FROM chunks WHERE material_id = (SELECT min(id) FROM materials); "
         "DELETE FROM materials WHERE id = (SELECT min(id) FROM materials);",
+        # Empty chunks by the thousand: memory filled with rows that hold no text.
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) "
+        "INSERT INTO chunks (material_id, item_id, seq, char_start, char_end, token_count, "
+        "text, text_hash, page, ocr) SELECT m.id, m.item_id, "
+        "(SELECT max(seq) FROM chunks WHERE material_id = m.id) + i, 0, 0, 0, '', 'h', NULL, 0 "
+        "FROM n, materials m WHERE m.id = (SELECT min(id) FROM materials);",
         # The table made again without its UNIQUE item id, and one document's material twice.
         "PRAGMA foreign_keys = OFF; PRAGMA legacy_alter_table = ON; "
         "CREATE TABLE m2 (id INTEGER PRIMARY KEY, item_id TEXT NOT NULL, "
@@ -254,6 +260,7 @@ FIRST_CHUNK = "(SELECT min(id) FROM chunks)"
         "material-longer-than-its-file",
         "material-at-another-path",
         "document-without-material",
+        "empty-chunks-by-thousands",
         "document-with-two-materials",
     ],
 )

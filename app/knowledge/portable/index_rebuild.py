@@ -240,6 +240,10 @@ def _chunks(
     ):
         seq = len(chunks)
         what = f"{where}: chunk {seq}"
+        if seq > char_count:
+            # Every chunk Trove writes holds text: more chunks than characters is a file
+            # made to fill memory with empty ones.
+            raise damaged(f"{INDEX_MEMBER}: {where} has more chunks than characters")
         if row[1] != item_id:
             raise damaged(f"{INDEX_MEMBER}: {what} belongs to another item")
         if _int(row[2], f"{what}: its number") != seq:
@@ -286,6 +290,8 @@ def _units(
         (material_id,),
     ):
         what = f"{where}: passage {len(units)}"
+        if len(units) > char_count:
+            raise damaged(f"{INDEX_MEMBER}: {where} has more passages than characters")
         start, end = _int(row[0], f"{what}: its start"), _int(row[1], f"{what}: its end")
         first, last = _int(row[2], f"{what}: its first chunk"), _int(row[3], f"{what}: last")
         if not 0 <= start <= end <= char_count:
