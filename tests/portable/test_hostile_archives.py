@@ -617,6 +617,20 @@ def test_imported_folders_and_pages_are_not_linked_synced_or_refreshed(
         svc.reindex(base.id, [page.id])
         svc.run_pending_jobs(base.id)
         assert svc.get_item(page.id).status is ItemStatus.COMPLETED
+        # The jobs themselves refuse too, however they came to be queued (an older
+        # schedule, another process): a refresh fetches nothing, a sync reads nothing.
+        from app.knowledge.jobs.refresh_pages import queue_refresh
+        from app.knowledge.jobs.sync_folder import queue_sync
+
+        queue_refresh(svc.parts, base.id, page.id)
+        svc.catalog.link_folder(folder.id, base.id, [])
+        queue_sync(svc.parts, base.id, folder.id)
+        children = {i.id for i in svc.list_items(base.id)}
+        svc.run_pending_jobs(base.id)
         assert site.hits("/page") == 0, "the page was reindexed from its snapshot"
+        assert {i.id for i in svc.list_items(base.id)} == children
+        assert svc.catalog.get_link(folder.id).last_error == (
+            "it came with an imported base: not synced"
+        )
         assert not _found(svc, base.id, "IGNORE PREVIOUS INSTRUCTIONS")
     svc.delete_base(base.id)
