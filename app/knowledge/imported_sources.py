@@ -16,18 +16,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.knowledge.types import ErrorCode, Item, TroveError
-
-IMPORTED = "imported"
+from app.knowledge.types import IMPORTED_OPTION, ErrorCode, Item, TroveError
 
 
 def is_imported(item: Item) -> bool:
-    return bool((item.options or {}).get(IMPORTED))
+    return item.imported
 
 
 def marked(options: dict[str, Any] | None) -> dict[str, Any]:
     """The options of an item written by an import."""
-    return {**(options or {}), IMPORTED: True}
+    return {**(options or {}), IMPORTED_OPTION: True}
 
 
 def refuse(item: Item, action: str) -> TroveError:

@@ -277,6 +277,10 @@ class Base:
         )
 
 
+# The option that marks an item written by an import (Item.imported).
+IMPORTED_OPTION = "imported"
+
+
 @dataclass(frozen=True, slots=True)
 class Item:
     id: str
@@ -297,6 +301,12 @@ class Item:
     created_at: float
     updated_at: float
     options: dict[str, Any] | None = None
+
+    @property
+    def imported(self) -> bool:
+        """It came with an imported base: its source names a place on the computer it came
+        from, shown and never read (app/knowledge/imported_sources.py)."""
+        return bool((self.options or {}).get(IMPORTED_OPTION))
 
 
 @dataclass(frozen=True, slots=True)

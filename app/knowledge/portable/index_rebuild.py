@@ -444,8 +444,10 @@ class _Foreign:
             raise damaged(f"{INDEX_MEMBER}: {table} has no column {lacking[0]!r}")
 
     def check_dimensions(self, dimensions: int | None) -> None:
-        meta = {str(k): v for k, v in self.rows("SELECT key, value FROM meta")}
-        stored = meta.get("dimensions")
+        found = list(self.rows("SELECT value FROM meta WHERE key = 'dimensions' LIMIT 2"))
+        if len(found) > 1:
+            raise damaged(f"{INDEX_MEMBER} names its vector size twice")
+        stored = found[0][0] if found else None
         if (None if stored is None else str(stored)) != (
             None if dimensions is None else str(dimensions)
         ):

@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.knowledge.imported_sources import is_imported
 from app.knowledge.types import (
     RUNNING_STATUSES,
     SETTLED_STATUSES,
@@ -550,7 +549,7 @@ class ItemsPanel(QWidget):
             return QUrl(item.source)
         # A note's original is its copy; an imported item's source names a place on the
         # computer it came from, so its copy is what opens (imported_sources.py).
-        own_copy = item.type is ItemType.NOTE or is_imported(item)
+        own_copy = item.type is ItemType.NOTE or item.imported
         if own_copy and item.relative_path and self._base is not None:
             copy = self._ctx.service.material_file(self._base.id, item.relative_path)
             return QUrl.fromLocalFile(str(copy))

@@ -14,7 +14,6 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 
-from app.knowledge.imported_sources import is_imported
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import ErrorCode, ItemType, SearchResult, TroveError
 from app.ui.context import UiContext
@@ -43,7 +42,7 @@ def original_url(service: KnowledgeService, base_id: str, result: SearchResult) 
         )
     if item.type in (ItemType.URL, ItemType.SITEMAP):
         return QUrl(item.source)
-    if item.type is ItemType.FILE and not is_imported(item):  # else its copy, below
+    if item.type is ItemType.FILE and not item.imported:  # else its copy, below
         original = Path(item.source)
         if original.is_absolute() and original.is_file():
             return page_url(QUrl.fromLocalFile(str(original)), result.page)
