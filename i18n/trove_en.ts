@@ -1733,6 +1733,22 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Export “{0}” with where its documents came from?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The file keeps, for every file and folder, its path on this computer (such as /home/you/Documents/…), so whoever receives the file can read your folder names. Web addresses and notes are part of the documents and stay. A Trove that imports the file only shows these paths; it never reads them.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Leave out the paths of files and folders</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Import knowledge base</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2758,6 +2774,14 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>The export file was not made by Trove</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This came with an imported knowledge base</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Cancelled</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2983,6 +3007,14 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     </message>
     <message>
         <source>It was exported by a newer version of Trove. Nothing was imported; update Trove, then import it again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It holds things no Trove export holds, such as commands that would run inside its index. It may have been made to attack; nothing was imported.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its source names a file, folder or page of the computer the knowledge base came from, so Trove does not read it. Add it again from this computer to keep it in sync or refresh it; reindexing uses the knowledge base&apos;s own copy.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

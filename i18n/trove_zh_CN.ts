@@ -1716,6 +1716,22 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation>Trove 知识库 (*.trovebase)</translation>
     </message>
     <message>
+        <source>Export “{0}” with where its documents came from?</source>
+        <translation>导出“{0}”时保留文档的来源吗？</translation>
+    </message>
+    <message>
+        <source>The file keeps, for every file and folder, its path on this computer (such as /home/you/Documents/…), so whoever receives the file can read your folder names. Web addresses and notes are part of the documents and stay. A Trove that imports the file only shows these paths; it never reads them.</source>
+        <translation>文件会记下每个文件和文件夹在这台电脑上的路径（例如 /home/you/Documents/…），收到文件的人能看到你的文件夹名称。网址和笔记属于文档本身，会保留。导入该文件的 Trove 只显示这些路径，从不读取它们。</translation>
+    </message>
+    <message>
+        <source>Leave out the paths of files and folders</source>
+        <translation>不包含文件和文件夹的路径</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
         <source>Import knowledge base</source>
         <translation>导入知识库</translation>
     </message>
@@ -2726,6 +2742,14 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation>此导出文件需要更新版本的 Trove</translation>
     </message>
     <message>
+        <source>The export file was not made by Trove</source>
+        <translation>导出文件并非由 Trove 生成</translation>
+    </message>
+    <message>
+        <source>This came with an imported knowledge base</source>
+        <translation>这来自导入的知识库</translation>
+    </message>
+    <message>
         <source>Cancelled</source>
         <translation>已取消</translation>
     </message>
@@ -2952,6 +2976,14 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     <message>
         <source>It was exported by a newer version of Trove. Nothing was imported; update Trove, then import it again.</source>
         <translation>它由更新版本的 Trove 导出。未导入任何内容；请更新 Trove 后再导入。</translation>
+    </message>
+    <message>
+        <source>It holds things no Trove export holds, such as commands that would run inside its index. It may have been made to attack; nothing was imported.</source>
+        <translation>文件中含有 Trove 导出文件不会有的内容，例如会在其索引中运行的命令。它可能是为攻击而制作的；没有导入任何内容。</translation>
+    </message>
+    <message>
+        <source>Its source names a file, folder or page of the computer the knowledge base came from, so Trove does not read it. Add it again from this computer to keep it in sync or refresh it; reindexing uses the knowledge base&apos;s own copy.</source>
+        <translation>它的来源指向知识库原来那台电脑上的文件、文件夹或网页，因此 Trove 不会读取它。要保持同步或刷新，请从这台电脑重新添加；重新索引会使用知识库自己的副本。</translation>
     </message>
     <message>
         <source>Nothing of it was kept.</source>

@@ -6,7 +6,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, print_json, searchable
+from app.cli.output import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    print_json,
+    searchable,
+    shown,
+    shown_text,
+)
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import AnswerState, AskAnswer
 
@@ -26,7 +34,7 @@ def cmd_ask(svc: KnowledgeService, args: argparse.Namespace) -> int:
     streaming = not args.json
 
     def on_token(piece: str) -> None:
-        sys.stdout.write(piece)
+        sys.stdout.write(shown_text(piece))
         sys.stdout.flush()
 
     answer = svc.ask(
@@ -51,7 +59,7 @@ def _print_after_stream(answer: AskAnswer) -> None:
     if answer.metrics.dropped_markers:
         # The stream showed markers citing no passage; the answer kept is without them.
         print(f"\n(without its {answer.metrics.dropped_markers} marker(s) citing no passage:)")
-        print(answer.turn.answer)
+        print(shown_text(answer.turn.answer))
     if answer.error is not None:
         state = "stopped" if answer.turn.state is AnswerState.CANCELLED else "broke off"
         print(
@@ -65,7 +73,9 @@ def _print_after_stream(answer: AskAnswer) -> None:
     for citation in answer.citations:
         r = citation.source.result
         page = f", page {r.page}" if r.page is not None else ""
-        print(f"  [{citation.number}] {r.title}{page}  {r.concept_id}:{r.char_start}-{r.char_end}")
+        print(
+            f"  [{citation.number}] {shown(r.title)}{page}  {r.concept_id}:{r.char_start}-{r.char_end}"
+        )
     m = answer.metrics
     first = "-" if m.first_token_ms is None else f"{m.first_token_ms:.0f}"
     print(

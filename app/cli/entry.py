@@ -13,7 +13,7 @@ from typing import Any, TextIO
 import apsw
 
 from app.cli.failures import damaged, storage_error
-from app.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from app.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, shown
 from app.cli.parser import build_parser, parse
 from app.knowledge.data_layout import resolve_home
 from app.knowledge.db import catalog_readable
@@ -151,7 +151,7 @@ def _run_command(func: Command, args: argparse.Namespace, home: Path) -> int:
     try:
         return func(svc, args)
     except TroveError as exc:
-        print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
+        print(f"error: {exc.code}: {shown(exc.message)}", file=sys.stderr)
         return EXIT_FAILED
     except UnicodeEncodeError as exc:
         # An argument with bytes that are no text (decoded with surrogateescape) can name

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from app.cli.output import EXIT_FAILED, EXIT_OK, print_json
+from app.cli.output import EXIT_FAILED, EXIT_OK, print_json, shown
 from app.cli.progress import process_and_report
 from app.knowledge.doctor import Code, Problem, Repair
 from app.knowledge.service import KnowledgeService
@@ -77,4 +77,4 @@ def _print_problems(problems: Sequence[Problem]) -> None:
     for p in problems:
         where = f"base {p.base_id or '-'}" + (f" item {p.item_id}" if p.item_id else "")
         fix = "repairable" if p.repairable else "not repairable"
-        print(f"  {p.code} ({where}; {fix}): {p.detail}")
+        print(f"  {p.code} ({where}; {fix}): {shown(p.detail)}")

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from app.knowledge.imported_sources import is_imported
 from app.knowledge.ocr.settings import ocr_on
 from app.knowledge.server_index import address
 from app.knowledge.types import (
@@ -41,6 +42,32 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def _has_surrogates(text: str) -> bool:
     return _SURROGATE.search(text) is not None
+
+
+# What must not reach a terminal as it is: C0 and C1 control characters (an escape sequence
+# drives the terminal that prints it, a newline or carriage return forges lines), DEL, the
+# line separators and the bidirectional overrides (they make text read as other text).
+_UNPRINTABLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
+_UNPRINTABLE_IN_TEXT = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
+
+
+def _escape(match: re.Match[str]) -> str:
+    return match.group().encode("unicode_escape").decode("ascii")
+
+
+def shown(text: object) -> str:
+    """User-controlled text (a base's name, an item's title or source, an error message) as
+    one line a terminal prints as it is: control characters become escapes (\\x1b, \\n)."""
+    return _UNPRINTABLE.sub(_escape, str(text))
+
+
+def shown_text(text: str) -> str:
+    """Like `shown`, for running text that keeps its lines (an answer, a chunk's text)."""
+    return _UNPRINTABLE_IN_TEXT.sub(_escape, text)
 
 
 def searchable(text: str) -> str:
@@ -90,6 +117,8 @@ def item_json(item: Item) -> dict[str, Any]:
         "errorMessage": item.error_message,
         "chunkCount": item.chunk_count,
         "size": item.size,
+        # Its source came with an imported base: shown, never read (reindex uses the copy).
+        "imported": is_imported(item),
     }
 
 
@@ -109,6 +138,7 @@ def response_json(response: SearchResponse, *, debug: bool = True) -> dict[str, 
 
 
 def table(rows: Sequence[Sequence[str]], headers: Sequence[str]) -> str:
+    rows = [[shown(c) for c in r] for r in rows]
     widths = [max(len(str(r[i])) for r in [headers, *rows]) for i in range(len(headers))]
     lines = ["  ".join(str(h).ljust(w) for h, w in zip(headers, widths, strict=True))]
     lines += ["  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]

@@ -181,6 +181,12 @@ def _add_portable_base_commands(base_cmds: Subcommands) -> None:
     )
     bexport.add_argument("base", metavar="BASE", help="base id or unique name")
     bexport.add_argument("file", metavar="FILE.trovebase")
+    bexport.add_argument(
+        "--strip-sources",
+        action="store_true",
+        help="leave out where the files and folders are on this computer (their paths name "
+        "you and your folders); web addresses and notes stay",
+    )
     bexport.add_argument("--json", action="store_true")
     bexport.set_defaults(func=cmd_base_export)
     bimport = base_cmds.add_parser(

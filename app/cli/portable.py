@@ -31,7 +31,9 @@ def _byte_progress(label: str) -> Callable[[int, int], None]:
 def cmd_base_export(svc: KnowledgeService, args: argparse.Namespace) -> int:
     base = svc.resolve_base(args.base)
     target = Path(args.file).expanduser()
-    report = svc.export_base(base.id, target, progress=_byte_progress("exporting"))
+    report = svc.export_base(
+        base.id, target, progress=_byte_progress("exporting"), strip_sources=args.strip_sources
+    )
     if sys.stderr.isatty():
         print(file=sys.stderr)
     if args.json:
@@ -51,6 +53,12 @@ def cmd_base_export(svc: KnowledgeService, args: argparse.Namespace) -> int:
             f"{report.files} file(s), {report.chunks} chunk(s), {report.vectors} vector(s)",
             file=sys.stderr,
         )
+        if not args.strip_sources:
+            print(
+                "note: the file says where each file and folder came from on this computer "
+                "(their paths); export with --strip-sources to leave them out",
+                file=sys.stderr,
+            )
     return EXIT_OK
 
 

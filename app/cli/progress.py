@@ -8,7 +8,7 @@ from contextlib import contextmanager
 
 import apsw
 
-from app.cli.output import EXIT_FAILED, EXIT_OK, bar
+from app.cli.output import EXIT_FAILED, EXIT_OK, bar, shown
 from app.knowledge.jobs.errors import storage_failure
 from app.knowledge.material_paths import CONTAINER_TYPES
 from app.knowledge.service import KnowledgeService
@@ -53,12 +53,14 @@ def process_and_report(
     print(summary, file=sys.stderr)
     for item in failed:
         print(
-            f"failed: {item.source[:200]}: {item.error_code}: {item.error_message}", file=sys.stderr
+            f"failed: {shown(item.source[:200])}: {shown(item.error_code)}: "
+            f"{shown(item.error_message)}",
+            file=sys.stderr,
         )
     queued = _queued_items(svc, base) if unfinished else set()
     for item in unfinished:
         print(
-            f"unfinished: {item.source[:200]}: {_why_unfinished(item, queued, base)}",
+            f"unfinished: {shown(item.source[:200])}: {_why_unfinished(item, queued, base)}",
             file=sys.stderr,
         )
     if drain.stall is not None or (wait and (failed or unfinished or errors)):

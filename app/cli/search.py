@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.cli.output import EXIT_OK, EXIT_USAGE, print_json, response_json, searchable
+from app.cli.output import EXIT_OK, EXIT_USAGE, print_json, response_json, searchable, shown
 from app.cli.search_batch import search_batch
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import LowRelevance, SearchResponse
@@ -39,11 +39,11 @@ def _print_results(response: SearchResponse, *, debug: bool) -> None:
     if not response.results:
         print("no results")
     for r in response.results:
-        snippet = " ".join(r.text.split())
+        snippet = shown(" ".join(r.text.split()))
         if len(snippet) > 240:
             snippet = snippet[:239] + "…"
         print(
-            f"{r.rank:>3}. {r.title}  [{r.score_kind} {r.score:.4f}]  {r.concept_id}:{r.char_start}-{r.char_end}"
+            f"{r.rank:>3}. {shown(r.title)}  [{r.score_kind} {r.score:.4f}]  {r.concept_id}:{r.char_start}-{r.char_end}"
         )
         print(f"     {snippet}")
     if debug:

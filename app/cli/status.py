@@ -7,7 +7,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from app.cli.output import EXIT_OK, bar
+from app.cli.output import EXIT_OK, bar, shown
 from app.cli.watch import Watch
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import (
@@ -52,12 +52,18 @@ def _status_screen(svc: KnowledgeService, base: Base) -> str:
     for item in items:
         counts[str(item.status)] = counts.get(str(item.status), 0) + 1
     lines = [
-        f"{base.name} ({base.id}): " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+        f"{shown(base.name)} ({base.id}): "
+        + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
     ]
     for item in items:
         if item.status in RUNNING_STATUSES:
             label = str(item.phase or item.status)
-            lines.append(f"  {bar(item.progress if item.phase else None)} {label:<10} {item.title}")
+            lines.append(
+                f"  {bar(item.progress if item.phase else None)} {label:<10} {shown(item.title)}"
+            )
         elif item.status is ItemStatus.FAILED:
-            lines.append(f"  failed {item.error_code}: {item.title}: {item.error_message}")
+            lines.append(
+                f"  failed {shown(item.error_code)}: {shown(item.title)}: "
+                f"{shown(item.error_message)}"
+            )
     return "\n".join(lines)

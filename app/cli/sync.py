@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from app.cli.folders import folder_options, print_skipped, skipped_json, skipped_lines
-from app.cli.output import EXIT_FAILED, EXIT_OK, print_json
+from app.cli.output import EXIT_FAILED, EXIT_OK, print_json, shown
 from app.cli.progress import print_stall, process_and_report
 from app.knowledge.folder_scan import scan_skipped
 from app.knowledge.service import KnowledgeService
@@ -170,9 +170,9 @@ def _sync_and_report(
             }
         )
         if not as_json:
-            print(_summary_line(root.source, changes, len(broken), state.link.last_error))
+            print(shown(_summary_line(root.source, changes, len(broken), state.link.last_error)))
             for line in skipped_lines(root.source, scan_skipped(root), verbose=verbose):
-                print(line)
+                print(shown(line))
     if as_json:
         print_json(rows)
     return EXIT_FAILED if failed else EXIT_OK

@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from app.knowledge import path_safety, server_index
+from app.knowledge import server_index
+from app.knowledge.base_names import checked_name
 from app.knowledge.catalog import new_id
 from app.knowledge.engine import EngineParts
 from app.knowledge.ingestion import check_settled, start_again
@@ -22,7 +23,7 @@ from app.knowledge.pipeline.store.base_index import BaseIndex
 from app.knowledge.portable.export import base_settings
 from app.knowledge.portable.importer import base_from_settings, free_name
 from app.knowledge.provider_errors import provider_failure
-from app.knowledge.source_check import SourceCheck
+from app.knowledge.source_check import SourceCheck, check_copy
 from app.knowledge.types import (
     DEFAULT_CHUNK_OVERLAP,
     DEFAULT_CHUNK_SIZE,
@@ -34,9 +35,7 @@ from app.knowledge.types import (
     BaseStatus,
     ErrorCode,
     IndexBackend,
-    Item,
     ItemStatus,
-    ItemType,
     OcrSettings,
     RebuildReport,
     TroveError,
@@ -80,13 +79,6 @@ def check_reranker(parts: EngineParts, model_id: str) -> None:
         raise provider_failure(exc, ErrorCode.MODEL_NOT_AVAILABLE) from exc
 
 
-def _check_name(name: str) -> str:
-    name = name.strip()
-    if not name:
-        raise TroveError(ErrorCode.INVALID_ARGUMENT, "a knowledge base needs a name")
-    return name
-
-
 def _check_settings(
     document_count: int, threshold: float | None, chunk_size: int, chunk_overlap: int
 ) -> None:
@@ -106,7 +98,7 @@ def create_base(
 ) -> Base:
     """A new base. `dimensions` given (a base made from another's vectors) skips the probe
     of the embedding model, which need not be configured here."""
-    name = _check_name(name)
+    name = checked_name(name)
     embedding_model = settings.get("embedding_model")
     rerank_model = settings.get("rerank_model")
     document_count = settings.get("document_count", DEFAULT_DOCUMENT_COUNT)
@@ -282,7 +274,7 @@ def update_base(parts: EngineParts, base_id: str, changes: BaseChanges) -> Base:
     """Rename a base or change its retrieval settings; chunking changes apply to new content."""
     base = parts.catalog.require_base(base_id)
     merged: dict[str, Any] = {
-        "name": _check_name(changes["name"]) if "name" in changes else base.name,
+        "name": checked_name(changes["name"]) if "name" in changes else base.name,
         "rerank_model": (changes["rerank_model"] or None)
         if "rerank_model" in changes
         else base.rerank_model,
@@ -349,21 +341,6 @@ def detach_base(parts: EngineParts, base_id: str) -> None:
         server_index.forget_password(base_id)
 
 
-def _copy_state(parts: EngineParts, item: Item) -> SourceCheck:
-    """Can the item be rebuilt from the base's own copy under raw/ (not the original)?"""
-    if item.type is ItemType.NOTE:
-        return SourceCheck.OK  # the note's text is in the catalog
-    if item.relative_path is None:
-        return SourceCheck.MISSING
-    try:
-        path = path_safety.resolve_below(parts.layout.raw_dir(item.base_id), item.relative_path)
-        return SourceCheck.OK if path.is_file() else SourceCheck.MISSING
-    except path_safety.UnsafePathError:
-        return SourceCheck.MISSING
-    except OSError:
-        return SourceCheck.UNVERIFIABLE
-
-
 def _refuse_unverifiable(states: dict[str, SourceCheck]) -> None:
     """Restore starts from an empty index, so a copy it cannot check would be lost with the
     old index: refuse before anything changes, rather than drop what may still exist."""
@@ -409,7 +386,7 @@ def rebuild_from_copies(
             for i in parts.catalog.list_items(base_id)
             if i.type not in CONTAINER_TYPES and i.status is not ItemStatus.DELETING
         ]
-        states = {i.id: _copy_state(parts, i) for i in leaves}
+        states = {i.id: check_copy(parts.layout.raw_dir(i.base_id), i) for i in leaves}
         _refuse_unverifiable(states)
         # A fresh file, not the old one emptied: the old one may be damaged beyond writing.
         parts.stores.replace_with_fresh(base_id, dimensions)

@@ -16,12 +16,13 @@ from urllib.parse import urlsplit
 from app.knowledge.catalog import Catalog
 from app.knowledge.engine import EngineParts
 from app.knowledge.folder_scan import inside_data_folder
+from app.knowledge.imported_sources import is_imported
 from app.knowledge.jobs.item_creation import create_items, create_root
 from app.knowledge.jobs.queue import mark_deleting, queue_reindexes, queue_work, top_roots
 from app.knowledge.material_paths import CONTAINER_TYPES, url_material_name
 from app.knowledge.pipeline.sources.address_policy import AddressRefused, check_literal
 from app.knowledge.pipeline.sources.web import FetchError, check_url
-from app.knowledge.source_check import SourceCheck, check_source
+from app.knowledge.source_check import SourceCheck, check_reindex, check_source
 from app.knowledge.source_origin import Origin, with_origin
 from app.knowledge.types import (
     SETTLED_STATUSES,
@@ -355,8 +356,16 @@ def reindex(parts: EngineParts, base_id: str, item_ids: Sequence[str] | None) ->
     with parts.mutex.lock(base_id), parts.catalog.transaction():
         roots = top_roots(parts.catalog, _live(_selected(parts.catalog, base_id, item_ids)))
         check_settled(parts.catalog, roots, "reindex")
-        checks = {root.id: check_source(root) for root in roots}
+        raw = parts.layout.raw_dir(base_id)
+        checks = {root.id: check_reindex(raw, root) for root in roots}
         gone = [r for r in roots if checks[r.id] is SourceCheck.MISSING]
+        if gone and is_imported(gone[0]):
+            raise TroveError(
+                ErrorCode.SOURCE_MISSING,
+                f"the base's own copy of {len(gone)} item(s) is missing (first: "
+                f"{gone[0].title!r}); they came with an imported base, so their originals "
+                "are not read: add them again from this computer",
+            )
         if gone:
             raise TroveError(
                 ErrorCode.SOURCE_MISSING,

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from app.knowledge import ingestion
+from app.knowledge import imported_sources, ingestion
 from app.knowledge.engine import EngineParts
+from app.knowledge.imported_sources import is_imported
 from app.knowledge.jobs.kinds import JobKind
 from app.knowledge.jobs.refresh_pages import queue_refresh
 from app.knowledge.jobs.sync_folder import lease_key, queue_sync, sync_key
@@ -56,6 +57,8 @@ def _require_linkable(parts: EngineParts, base_id: str, item_id: str) -> Item:
         )
     if item.status is ItemStatus.DELETING:
         raise TroveError(ErrorCode.INVALID_ARGUMENT, "this folder is being deleted")
+    if is_imported(item):
+        raise imported_sources.refuse(item, "link")
     return item
 
 
@@ -173,6 +176,8 @@ def set_refresh(parts: EngineParts, base_id: str, item_id: str, interval_s: floa
         raise TroveError(
             ErrorCode.INVALID_ARGUMENT, "only a web page or sitemap added to the base refreshes"
         )
+    if interval_s is not None and is_imported(item):
+        raise imported_sources.refuse(item, "refresh")
     if interval_s is not None and interval_s < MIN_REFRESH_S:
         raise TroveError(
             ErrorCode.INVALID_ARGUMENT, f"refresh at most every {MIN_REFRESH_S:.0f} seconds"
@@ -184,6 +189,8 @@ def refresh_now(parts: EngineParts, base_id: str, item_id: str) -> None:
     item = parts.catalog.require_item(item_id)
     if item.base_id != base_id or item.type not in (ItemType.URL, ItemType.SITEMAP):
         raise TroveError(ErrorCode.INVALID_ARGUMENT, "only a web page or sitemap refreshes")
+    if is_imported(item):
+        raise imported_sources.refuse(item, "refresh")
     queue_refresh(parts, base_id, item_id)
 
 

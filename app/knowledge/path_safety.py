@@ -41,6 +41,9 @@ RESERVED_SEGMENT = ".trove"
 # well below it leaves room for the "_N" collision suffix, the ".md" product and for tools
 # that append their own suffixes (".part", "~") without hitting the limit.
 MAX_SEGMENT_BYTES = 150
+# The longest name a file system stores (a longer one fails with ENAMETOOLONG): a path with
+# such a segment was not allocated here and cannot be written anywhere.
+MAX_NAME_BYTES = 255
 
 UNTITLED = "untitled"
 
@@ -214,6 +217,8 @@ def _segment_problem(segment: str) -> str | None:
             return f"segment {segment!r} contains control character {ch!r}"
     if _windows_device_prefix(segment) is not None:
         return f"segment {segment!r} is a Windows device name"
+    if len(segment.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
+        return f"segment {segment[:40]!r}... is longer than {MAX_NAME_BYTES} bytes"
     return None
 
 

@@ -441,12 +441,19 @@ class KnowledgeService:
         *,
         progress: Callable[[int, int], None] | None = None,
         cancelled: Callable[[], bool] | None = None,
+        strip_sources: bool = False,
     ) -> ExportReport:
         """Write the base to one `.trovebase` file (via FILE.part, renamed when complete);
-        `progress(done, total)` counts bytes; `cancelled()` True stops it (CANCELLED)."""
+        `progress(done, total)` counts bytes; `cancelled()` True stops it (CANCELLED);
+        `strip_sources` leaves out the paths of its files and folders on this computer."""
         with _cancellable():
             return export.export_base(
-                self.parts, base_id, path, progress=progress, cancelled=cancelled
+                self.parts,
+                base_id,
+                path,
+                progress=progress,
+                cancelled=cancelled,
+                strip_sources=strip_sources,
             )
 
     def import_base(

@@ -131,6 +131,12 @@ class ErrorCode(StrEnum):
     ARCHIVE_DAMAGED = "ARCHIVE_DAMAGED"
     # An export file written by a newer Trove (params: version, supported).
     ARCHIVE_NEWER_FORMAT = "ARCHIVE_NEWER_FORMAT"
+    # An export file holding what no Trove export does: code inside its index (triggers,
+    # views, computed columns), objects Trove's schema lacks. Made to attack, or by hand.
+    ARCHIVE_UNSAFE = "ARCHIVE_UNSAFE"
+    # A source that came with an imported base: it names a file, folder or page of the
+    # computer the base came from, so Trove does not read it (reindex uses the base's copies).
+    IMPORTED_SOURCE = "IMPORTED_SOURCE"
     # An export, import or copy the person cancelled; nothing of it is left.
     CANCELLED = "CANCELLED"
     # Text recognition (OCR) of scanned pages and pictures.
@@ -276,6 +282,10 @@ class Base:
         )
 
 
+# The option that marks an item written by an import (Item.imported).
+IMPORTED_OPTION = "imported"
+
+
 @dataclass(frozen=True, slots=True)
 class Item:
     id: str
@@ -296,6 +306,12 @@ class Item:
     created_at: float
     updated_at: float
     options: dict[str, Any] | None = None
+
+    @property
+    def imported(self) -> bool:
+        """It came with an imported base: its source names a place on the computer it came
+        from, shown and never read (app/knowledge/imported_sources.py)."""
+        return bool((self.options or {}).get(IMPORTED_OPTION))
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,6 +44,8 @@ _DETAILED_CODES = frozenset(
         ErrorCode.SERVER_UNAVAILABLE,
         ErrorCode.CATALOG_DAMAGED,
         ErrorCode.ARCHIVE_DAMAGED,
+        ErrorCode.ARCHIVE_UNSAFE,
+        ErrorCode.IMPORTED_SOURCE,
         ErrorCode.IMAGE_TOO_LARGE,
         ErrorCode.OCR_FAILED,
         ErrorCode.CHAT_FAILED,
@@ -128,6 +130,12 @@ def headline(code: str | None) -> str:
         ),
         ErrorCode.ARCHIVE_NEWER_FORMAT: QCoreApplication.translate(
             "errors", "The export file needs a newer Trove"
+        ),
+        ErrorCode.ARCHIVE_UNSAFE: QCoreApplication.translate(
+            "errors", "The export file was not made by Trove"
+        ),
+        ErrorCode.IMPORTED_SOURCE: QCoreApplication.translate(
+            "errors", "This came with an imported knowledge base"
         ),
         ErrorCode.CANCELLED: QCoreApplication.translate("errors", "Cancelled"),
         ErrorCode.CHAT_FAILED: QCoreApplication.translate("errors", "The chat model failed"),
@@ -414,6 +422,17 @@ def _code_message(code: str, params: Params) -> str:
             "errors",
             "It was exported by a newer version of Trove. Nothing was imported; update Trove, "
             "then import it again.",
+        ),
+        ErrorCode.ARCHIVE_UNSAFE: QCoreApplication.translate(
+            "errors",
+            "It holds things no Trove export holds, such as commands that would run inside "
+            "its index. It may have been made to attack; nothing was imported.",
+        ),
+        ErrorCode.IMPORTED_SOURCE: QCoreApplication.translate(
+            "errors",
+            "Its source names a file, folder or page of the computer the knowledge base came "
+            "from, so Trove does not read it. Add it again from this computer to keep it in "
+            "sync or refresh it; reindexing uses the knowledge base's own copy.",
         ),
         ErrorCode.CANCELLED: QCoreApplication.translate("errors", "Nothing of it was kept."),
         ErrorCode.CHAT_FAILED: QCoreApplication.translate(

@@ -500,7 +500,7 @@ def test_reindex_refused_when_the_source_cannot_be_verified(
     base_id, _ = _indexed(service, tmp_path, {"a.md": "# A\n\nshaky disk\n"})
     item = items_by_name(service, base_id)["a.md"]
     # Tests run as root here, so a permission-denied stat cannot be staged on disk.
-    monkeypatch.setattr(ingestion, "check_source", lambda _item: SourceCheck.UNVERIFIABLE)
+    monkeypatch.setattr(ingestion, "check_reindex", lambda _raw, _item: SourceCheck.UNVERIFIABLE)
     jobs_before = service.catalog.list_jobs(base_id)
     with pytest.raises(TroveError) as info:
         service.reindex(base_id, [item.id])

@@ -156,6 +156,7 @@ def test_export_and_import_from_the_window(
     flow = window.bases.portable
     out = tmp_path / "ocean"
     flow.choose_export_path = lambda base: str(out)
+    flow.choose_strip_sources = lambda base: False
     with qtbot.waitSignal(flow.exported, timeout=20_000) as exported:
         window.bases.export_action.trigger()
     saved = Path(exported.args[0].path)
@@ -204,6 +205,7 @@ def test_a_cancelled_export_leaves_no_file(
     flow = window.bases.portable
     out = tmp_path / "gone.trovebase"
     flow.choose_export_path = lambda base: str(out)
+    flow.choose_strip_sources = lambda base: False
     real_export = ui_ctx.service.export_base
 
     def export_after_cancel(*args: object, **kwargs: object) -> object:
@@ -219,3 +221,59 @@ def test_a_cancelled_export_leaves_no_file(
         flow.running.dialog.canceled.emit()  # what its Cancel button sends
     assert not out.exists() and not out.with_name(out.name + ".part").exists()
     assert ui_ctx.notifier.history[-1].title == "Cancelled"
+
+
+def test_export_asks_about_paths_and_can_leave_them_out(
+    qtbot: QtBot, window: MainWindow, ui_ctx: UiContext, tmp_path: Path
+) -> None:
+    source, _target, _otters = _two_bases(ui_ctx, tmp_path)
+    _show(qtbot, window, source.id, 3)
+    flow = window.bases.portable
+    question = flow.sources_question(source)
+    assert "Ocean" in question.text() and "/home/you" in question.informativeText()
+    assert question.checkBox() is not None and not question.checkBox().isChecked()
+    question.deleteLater()
+
+    out = tmp_path / "private.trovebase"
+    asked: list[str] = []
+    flow.choose_export_path = lambda base: str(out)
+    flow.choose_strip_sources = lambda base: asked.append(base.id) or True
+    with qtbot.waitSignal(flow.exported, timeout=20_000):
+        window.bases.export_action.trigger()
+    assert asked == [source.id]
+    shelf = str(tmp_path / "shelf").encode()
+    assert out.is_file() and shelf not in out.read_bytes()
+
+    # Cancelled at the question: nothing is written.
+    skipped = tmp_path / "skipped.trovebase"
+    flow.choose_export_path = lambda base: str(skipped)
+    flow.choose_strip_sources = lambda base: None
+    window.bases.export_action.trigger()
+    assert flow.running is None and not skipped.exists()
+
+
+def test_an_imported_document_opens_its_copy_not_the_path_it_names(
+    qtbot: QtBot, window: MainWindow, ui_ctx: UiContext, tmp_path: Path
+) -> None:
+    from app.ui.search.open_original import original_url
+    from tests.portable import hostile
+
+    svc = ui_ctx.service
+    source, _target, _otters = _two_bases(ui_ctx, tmp_path)
+    secret = tmp_path / "secret.md"
+    secret.write_text("not for the archive's author to open")
+    exported = tmp_path / "ocean.trovebase"
+    svc.export_base(source.id, exported)
+    pointed = hostile.with_items(
+        exported,
+        tmp_path / "pointed.trovebase",
+        lambda rows: [dict(r, source=str(secret)) if r["type"] == "file" else r for r in rows],
+    )
+    base = svc.import_base(pointed).base
+    hit = svc.search(base.id, "otters kelp shells").results[0]
+    opened = original_url(svc, base.id, hit)
+    assert opened.isLocalFile() and opened.toLocalFile() != str(secret)
+    assert Path(opened.toLocalFile()).is_relative_to(svc.layout.raw_dir(base.id))
+    # Its own original, for a document added here, still opens as before.
+    mine = svc.search(source.id, "otters kelp shells").results[0]
+    assert original_url(svc, source.id, mine).toLocalFile() == str(tmp_path / "shelf" / "otters.md")

@@ -22,6 +22,7 @@ from app.knowledge import path_safety
 from app.knowledge.catalog import Job
 from app.knowledge.chunk_sizing import sizing_for
 from app.knowledge.folder_scan import follow_links
+from app.knowledge.imported_sources import is_imported
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.errors import ItemFailure, JobCancelled, RetryableFailure
 from app.knowledge.jobs.kinds import policy_for
@@ -241,7 +242,9 @@ def run(ctx: JobContext, job: Job) -> None:
 
     ctx.progress(item.id, ItemPhase.READING, None)
     sizing = sizing_for(base, parts.models)
-    reacquire = bool(job.payload.get("reacquire", True))
+    # An imported item's source names another computer's file or page: never read it,
+    # whatever queued this job (imported_sources.py); its copy under raw/ is the text.
+    reacquire = bool(job.payload.get("reacquire", True)) and not is_imported(item)
     ocr_folder = ocr_tasks.work_dir(parts.layout, base.id, item.id)
     recognition = Recognition(wanted=ocr_on(base.ocr))
     if job.payload.get("recognised"):
@@ -303,7 +306,7 @@ def _submit_recognition(
     ocr_tasks.start_if_free(folder)
     # The page count goes with the item, so "recognising text 3/12 pages" can be said
     # from the progress percent wherever the item is shown.
-    parts.catalog.update_item(item.id, options={"ocr_pages": len(pages)})
+    parts.catalog.update_item(item.id, options={**(item.options or {}), "ocr_pages": len(pages)})
     ctx.progress(item.id, ItemPhase.WAITING, 0.0)
     queue_check(parts, item, reacquire=reacquire, not_before=time.time() + FIRST_POLL_S)
 

@@ -1,7 +1,9 @@
 """prepare-root: expand a directory or sitemap root into child items and queue their indexing.
 
 Run again on a root that already has children (reindex), it reconciles: children whose
-source is still there are indexed again, vanished ones are deleted, new ones are added.
+source is still there are indexed again, vanished ones are deleted, new ones are added. A
+root that came with an imported base is not read: its children are indexed again from their
+copies, as they are.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pathlib import Path
 
 from app.knowledge.catalog import Job
 from app.knowledge.folder_scan import data_fence, follow_links, record_skipped
+from app.knowledge.imported_sources import is_imported
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.errors import ItemFailure, JobCancelled, RetryableFailure
 from app.knowledge.jobs.item_creation import create_children
@@ -47,6 +50,9 @@ def expand(ctx: JobContext, root: Item, options: dict[str, object]) -> None:
     parts = ctx.parts
     scan: DirectoryScan | None = None
     ignored: Callable[[str], bool] | None = None
+    if is_imported(root):
+        _reindex_copies(ctx, root)
+        return
     if root.type is ItemType.DIRECTORY:
         wanted, scan = _directory_children(ctx, root, options)
         ignored = _ignore_rule(ctx, root)
@@ -83,6 +89,27 @@ def expand(ctx: JobContext, root: Item, options: dict[str, object]) -> None:
         if gone:
             mark_deleting(parts, gone)
         if wanted:
+            parts.catalog.set_item_status(root.id, ItemStatus.PROCESSING)
+        else:
+            parts.catalog.set_item_status(root.id, ItemStatus.COMPLETED)
+            settle_parent(parts.catalog, root.parent_id)
+
+
+def _reindex_copies(ctx: JobContext, root: Item) -> None:
+    """An imported folder or sitemap: its folder or sitemap is another computer's, so it is
+    not read; its documents are indexed again from their copies, and none is added or
+    removed (imported_sources.py)."""
+    parts = ctx.parts
+    with parts.mutex.lock(root.base_id), parts.catalog.transaction():
+        current = parts.catalog.get_item(root.id)
+        if current is None or current.status is not ItemStatus.PREPARING:
+            return
+        children = parts.catalog.list_items(root.base_id, parent_id=root.id)
+        again = [c for c in children if c.status in SETTLED_STATUSES]
+        for child in again:
+            parts.catalog.set_item_status(child.id, ItemStatus.PROCESSING)
+            queue_index(parts, child, reacquire=False)
+        if again:
             parts.catalog.set_item_status(root.id, ItemStatus.PROCESSING)
         else:
             parts.catalog.set_item_status(root.id, ItemStatus.COMPLETED)

@@ -14,6 +14,7 @@ import logging
 from app.knowledge import path_safety
 from app.knowledge.catalog import Job
 from app.knowledge.engine import EngineParts
+from app.knowledge.imported_sources import is_imported
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.errors import JobCancelled
 from app.knowledge.jobs.index_documents import text_hash
@@ -47,6 +48,9 @@ def run(ctx: JobContext, job: Job) -> None:
     item = parts.catalog.get_item(str(job.payload.get("root") or ""))
     if item is None or item.status not in SETTLED_STATUSES:
         return  # deleted, or being indexed now (that is a fresh fetch already)
+    if is_imported(item):
+        log.info("no refresh of %s: it came with an imported base", item.id)
+        return  # an address someone else added is not fetched (imported_sources.py)
     if item.type is ItemType.SITEMAP:
         pages = _follow_sitemap(ctx, item)
     elif item.type is ItemType.URL:

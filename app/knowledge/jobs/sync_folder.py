@@ -26,6 +26,7 @@ from pathlib import Path
 from app.knowledge.catalog import Job
 from app.knowledge.engine import EngineParts
 from app.knowledge.folder_scan import data_fence, follow_links, record_skipped
+from app.knowledge.imported_sources import is_imported
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.errors import JobCancelled
 from app.knowledge.jobs.item_creation import create_children
@@ -91,6 +92,10 @@ def run(ctx: JobContext, job: Job) -> None:
     link = parts.catalog.get_link(root_id)
     if root is None or link is None or root.status is ItemStatus.DELETING:
         return  # unlinked or deleted meanwhile: nothing to bring back
+    if is_imported(root):
+        # Another computer's folder: never read here (imported_sources.py; linking refuses).
+        parts.catalog.set_sync_finished(root_id, "it came with an imported base: not synced")
+        return
     if root.status in (ItemStatus.PREPARING, ItemStatus.PROCESSING):
         # Its files are being taken in (added, or changed ones reindexed): look once they
         # are, so every file's snapshot matches what was indexed. Not a deferral round.

@@ -36,6 +36,17 @@ RAW_PREFIX = "raw/"
 BLOCK = 1024 * 1024
 # A manifest lists one line per member; even a million files stay far below this.
 MANIFEST_MAX_BYTES = 256 * 1024 * 1024
+# What one member's line in the manifest may take beside its name (sha256, size, JSON), and
+# what the manifest may take beside its members: a manifest is read whole, so it may be no
+# larger than the zip's own directory makes plausible (a padded one is refused unread).
+MANIFEST_BYTES_PER_MEMBER = 256
+MANIFEST_BASE_BYTES = 64 * 1024
+# base.json holds a few settings (under a kilobyte); it is read whole.
+SETTINGS_MAX_BYTES = 1024 * 1024
+# items.jsonl is read a line at a time; a note's text is on its line, so lines are long.
+ITEM_LINE_MAX_BYTES = 64 * 1024 * 1024
+# A member's whole path, as unpacked below the staging folder (PATH_MAX is 4096 on Linux).
+MEMBER_NAME_MAX_BYTES = 3072
 
 # (bytes done, bytes in all) -> None
 Progress = Callable[[int, int], None]
@@ -84,6 +95,16 @@ def damaged(detail: str) -> TroveError:
     )
 
 
+def read_json(data: bytes, what: str) -> Any:
+    """A member's JSON; text that is not JSON, or nested too deep to parse, is damage."""
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise damaged(f"{what} is not JSON ({exc})") from exc
+    except RecursionError as exc:
+        raise damaged(f"{what} is nested too deep to be a Trove file") from exc
+
+
 def copy_hashed(
     src: IO[bytes],
     dst: IO[bytes],
@@ -117,10 +138,7 @@ def copy_hashed(
 
 def parse_manifest(data: bytes) -> Manifest:
     """Read and check a manifest; a newer format is refused before anything else."""
-    try:
-        raw = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise damaged(f"{MANIFEST} is not JSON ({exc})") from exc
+    raw = read_json(data, MANIFEST)
     if not isinstance(raw, dict) or raw.get("format") != FORMAT_NAME:
         raise damaged(f"{MANIFEST} does not describe a Trove base")
     version = raw.get("formatVersion")
@@ -135,10 +153,10 @@ def parse_manifest(data: bytes) -> Manifest:
             params={"version": version, "supported": FORMAT_VERSION},
         )
     try:
-        members = {
-            m["name"]: Member(str(m["name"]), str(m["sha256"]), int(m["size"]))
-            for m in raw["members"]
-        }
+        listed = [Member(str(m["name"]), str(m["sha256"]), int(m["size"])) for m in raw["members"]]
+        members = {m.name: m for m in listed}
+        if len(members) != len(listed):
+            raise ValueError("a member is listed twice")
         model = raw.get("embeddingModel")
         dims = raw.get("dimensions")
         manifest = Manifest(
@@ -162,11 +180,15 @@ def _check_members(manifest: Manifest) -> None:
             raise damaged(f"it has no {required}")
     if (manifest.embedding_model is None) != (manifest.dimensions is None):
         raise damaged("the embedding model and its dimensions do not go together")
+    if manifest.members[BASE_MEMBER].size > SETTINGS_MAX_BYTES:
+        raise damaged(f"{BASE_MEMBER} is larger than a base's settings can be")
     for name, member in manifest.members.items():
         if member.size < 0 or len(member.sha256) != 64:
             raise damaged(f"{name} has no valid checksum")
         if name in (BASE_MEMBER, ITEMS_MEMBER, INDEX_MEMBER):
             continue
+        if len(name.encode("utf-8", "surrogatepass")) > MEMBER_NAME_MAX_BYTES:
+            raise damaged(f"the member name {name[:60]!r}... is too long to unpack")
         if not name.startswith(RAW_PREFIX):
             raise damaged(f"unexpected member {name!r}")
         try:

@@ -47,6 +47,7 @@ from app.knowledge.types import (
     ExportReport,
     Item,
     ItemStatus,
+    ItemType,
 )
 
 PART_SUFFIX = ".part"
@@ -104,6 +105,24 @@ def item_json(item: Item) -> dict[str, Any]:
         "updatedAt": item.updated_at,
         "options": item.options,
     }
+
+
+# The item types whose source is a path on this computer (the others: a web address, or a
+# note's own text).
+_PATH_SOURCES = frozenset({ItemType.FILE, ItemType.DIRECTORY})
+
+
+def without_path(item: Item) -> Item:
+    """The item as an export without source paths records it: a file's or folder's path on
+    this computer (which names the person, their folders, their drives) becomes its name
+    inside the base, in its source and in its error message alike."""
+    if item.type not in _PATH_SOURCES:
+        return item
+    name = item.relative_path or item.title
+    message = item.error_message
+    if message and item.source:
+        message = message.replace(item.source, name)
+    return replace(item, source=name, error_message=message)
 
 
 def exported_items(items: list[Item]) -> list[Item]:
@@ -212,7 +231,10 @@ def export_base(
     *,
     progress: Progress | None = None,
     cancelled: Cancelled | None = None,
+    strip_sources: bool = False,
 ) -> ExportReport:
+    """Write the base to `dest`; `strip_sources` leaves out where its files and folders
+    are on this computer (without_path)."""
     base = parts.catalog.require_base(base_id)
     read_only = parts.catalog.read_only  # a backup on read-only media: it only reads the base
     if not read_only:
@@ -232,7 +254,8 @@ def export_base(
         lines = work / ITEMS_MEMBER
         with lines.open("w", encoding="utf-8") as out:
             for item in items:
-                out.write(json.dumps(item_json(item), ensure_ascii=False) + "\n")
+                row = without_path(item) if strip_sources else item
+                out.write(json.dumps(item_json(row), ensure_ascii=False) + "\n")
         total = len(meta) + lines.stat().st_size + snapshot.stat().st_size
         total += sum(p.stat().st_size for _, p in files)
         counter = _Counter(0, total, progress)

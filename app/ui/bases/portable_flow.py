@@ -9,7 +9,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QProgressDialog, QWidget
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFileDialog,
+    QInputDialog,
+    QMessageBox,
+    QProgressDialog,
+    QWidget,
+)
 
 from app.knowledge.types import (
     Base,
@@ -84,6 +91,8 @@ class PortableFlow(QObject):
         self._parent = parent
         # Tests answer the file and base pickers without a modal dialog.
         self.choose_export_path: Callable[[Base], str | None] = self._choose_export_path
+        # Whether the export leaves out the paths of files and folders (None: cancelled).
+        self.choose_strip_sources: Callable[[Base], bool | None] = self._choose_strip_sources
         self.choose_import_path: Callable[[], str | None] = self._choose_import_path
         self.choose_target: Callable[[list[Base], bool], Base | None] = self._choose_target
         self.running: _Run | None = None
@@ -94,12 +103,19 @@ class PortableFlow(QObject):
         path = self.choose_export_path(base)
         if not path:
             return
+        strip = self.choose_strip_sources(base)
+        if strip is None:
+            return
         target = Path(path if path.endswith(FILE_SUFFIX) else path + FILE_SUFFIX)
         run = self._start(self.tr("Exporting “{0}”…").format(base.name))
         base_id = base.id
         self._ctx.tasks.run(
             lambda: self._ctx.service.export_base(
-                base_id, target, progress=run.report, cancelled=run.cancel.is_set
+                base_id,
+                target,
+                progress=run.report,
+                cancelled=run.cancel.is_set,
+                strip_sources=strip,
             ),
             lambda report: self._on_exported(run, base, report),
             lambda exc: self._on_failed(run, exc),
@@ -229,6 +245,42 @@ class PortableFlow(QObject):
             self.tr("Trove knowledge base (*.trovebase)"),
         )
         return path or None
+
+    def sources_question(self, base: Base) -> QMessageBox:
+        """The export's question: the file says where each document came from, which
+        names folders of this computer; its checkbox leaves those paths out."""
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            self.tr("Export knowledge base"),
+            self.tr("Export “{0}” with where its documents came from?").format(base.name),
+            QMessageBox.StandardButton.Cancel,
+            self._parent,
+        )
+        box.setObjectName("exportSourcesQuestion")
+        box.setInformativeText(
+            self.tr(
+                "The file keeps, for every file and folder, its path on this computer (such "
+                "as /home/you/Documents/…), so whoever receives the file can read your "
+                "folder names. Web addresses and notes are part of the documents and stay. "
+                "A Trove that imports the file only shows these paths; it never reads them."
+            )
+        )
+        strip = QCheckBox(self.tr("Leave out the paths of files and folders"), box)
+        strip.setObjectName("stripSources")
+        box.setCheckBox(strip)
+        export = box.addButton(self.tr("Export"), QMessageBox.ButtonRole.AcceptRole)
+        box.setDefaultButton(export)
+        return box
+
+    def _choose_strip_sources(self, base: Base) -> bool | None:
+        box = self.sources_question(base)
+        try:
+            box.exec()
+            if box.clickedButton() is not box.defaultButton():
+                return None
+            return box.checkBox().isChecked()
+        finally:
+            box.deleteLater()
 
     def _choose_import_path(self) -> str | None:
         path, _ = QFileDialog.getOpenFileName(

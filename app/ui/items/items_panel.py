@@ -547,7 +547,10 @@ class ItemsPanel(QWidget):
     def _original_url(self, item: Item) -> QUrl:
         if item.type in (ItemType.URL, ItemType.SITEMAP):
             return QUrl(item.source)
-        if item.type is ItemType.NOTE and item.relative_path and self._base is not None:
+        # A note's original is its copy; an imported item's source names a place on the
+        # computer it came from, so its copy is what opens (imported_sources.py).
+        own_copy = item.type is ItemType.NOTE or item.imported
+        if own_copy and item.relative_path and self._base is not None:
             copy = self._ctx.service.material_file(self._base.id, item.relative_path)
             return QUrl.fromLocalFile(str(copy))
         return QUrl.fromLocalFile(item.source)

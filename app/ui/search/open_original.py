@@ -2,7 +2,8 @@
 
 A `file://…#page=N` URL is honoured by browsers and several PDF viewers; a viewer that
 cannot take it (the launch fails) gets the plain file instead. Where the original file is
-gone, the copy Trove keeps of it is opened.
+gone, or came with an imported base (its path is another computer's), the copy Trove keeps
+of it is opened.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def original_url(service: KnowledgeService, base_id: str, result: SearchResult) 
         )
     if item.type in (ItemType.URL, ItemType.SITEMAP):
         return QUrl(item.source)
-    if item.type is ItemType.FILE:
+    if item.type is ItemType.FILE and not item.imported:  # else its copy, below
         original = Path(item.source)
         if original.is_absolute() and original.is_file():
             return page_url(QUrl.fromLocalFile(str(original)), result.page)

@@ -305,6 +305,7 @@ class IndexStore:
         # Full loads and incremental refreshes of the searchable view, for tests and benches.
         self.vector_stats = TierStats()
         self._closed = False
+        self._filling = False  # inside filling(): add_material may write
 
     # -- connections -------------------------------------------------------------------
 
@@ -447,51 +448,117 @@ class IndexStore:
         the transaction, and no list of their texts is built, so a material's size does not
         set the memory it needs.
         """
-        title_tokens = index_text(title)
         with self._write_lock, self._writing():
             self._delete_material_rows(item_id)
-            self._writer.execute(
-                "INSERT INTO materials (item_id, relative_path, title, char_count, content_hash, "
-                "page_starts) VALUES (?,?,?,?,?,?)",
-                (
-                    item_id,
-                    relative_path,
-                    title,
-                    char_count,
-                    content_hash,
-                    encode_page_starts(page_starts),
-                ),
+            chunk_ids = self._insert_material(
+                item_id, relative_path, title, char_count, chunks, content_hash, units, page_starts
             )
-            material_id = self._writer.last_insert_rowid()
-            for unit in units or ():
-                self._write_unit(material_id, unit, title_tokens)
-            chunk_ids: list[int] = []
-            for seq, chunk in enumerate(chunks):
-                if units is None:
-                    own = UnitRecord(chunk.start, chunk.end, chunk.text, seq, seq)
-                    self._write_unit(material_id, own, title_tokens)
-                self._writer.execute(
-                    "INSERT INTO chunks (material_id, item_id, seq, char_start, char_end, "
-                    "token_count, text, text_hash, page, ocr) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                    (
-                        material_id,
-                        item_id,
-                        seq,
-                        chunk.start,
-                        chunk.end,
-                        chunk.token_count,
-                        chunk.text,
-                        chunk.text_hash,
-                        chunk.page,
-                        int(chunk.ocr),
-                    ),
-                )
-                chunk_ids.append(self._writer.last_insert_rowid())
             if vectors is not None and len(vectors) != len(chunk_ids):
                 raise ValueError("one vector per chunk is required")
             if vectors is not None and len(chunk_ids):
                 dimensions = self._check_dimensions(vectors.shape[1])
                 vector_blocks.add(self._writer, chunk_ids, vectors, dimensions, self._bump_epoch())
+        return chunk_ids
+
+    @contextmanager
+    def filling(self) -> Iterator[None]:
+        """Fill a new, empty file in one write transaction (an imported index rebuilt from
+        its rows): `add_material` inside writes rows without looking for old ones to
+        replace, and vectors as floats only; their code blocks are built once, at the end,
+        from all of them (vector_blocks.rebuild), instead of the tail block per material."""
+        with self._write_lock, self._writing():
+            if self.material_count():
+                raise RuntimeError(f"index {self.path} is not empty; filling is for new files")
+            self._filling = True
+            try:
+                yield
+            finally:
+                self._filling = False
+            dims = self._meta(self._writer, "dimensions")
+            if dims is not None:
+                vector_blocks.rebuild(self._writer, int(dims), self._bump_epoch())
+
+    def add_material(
+        self,
+        item_id: str,
+        relative_path: str,
+        title: str,
+        char_count: int,
+        chunks: Iterable[ChunkRecord],
+        vectors: FloatMatrix | None,
+        content_hash: str | None,
+        units: Iterable[UnitRecord] | None,
+        page_starts: Sequence[int],
+    ) -> list[int]:
+        """rebuild_material for a file being filled (inside `filling()` only)."""
+        # filling() holds the write lock and the one transaction: no savepoint per material.
+        if not self._filling:
+            raise RuntimeError("add_material writes inside filling() only")
+        chunk_ids = self._insert_material(
+            item_id, relative_path, title, char_count, chunks, content_hash, units, page_starts
+        )
+        if vectors is not None and len(vectors) != len(chunk_ids):
+            raise ValueError("one vector per chunk is required")
+        if vectors is not None and len(chunk_ids):
+            self._check_dimensions(vectors.shape[1])
+            matrix = np.ascontiguousarray(vectors, dtype=np.float32)
+            self._writer.executemany(
+                "INSERT INTO vectors (id, embedding) VALUES (?, ?)",
+                ((i, matrix[row].tobytes()) for row, i in enumerate(chunk_ids)),
+            )
+        return chunk_ids
+
+    def _insert_material(
+        self,
+        item_id: str,
+        relative_path: str,
+        title: str,
+        char_count: int,
+        chunks: Iterable[ChunkRecord],
+        content_hash: str | None,
+        units: Iterable[UnitRecord] | None,
+        page_starts: Sequence[int],
+    ) -> list[int]:
+        """Insert a material, its passages (with their FTS rows) and its chunks; the chunk
+        ids (inside the caller's write transaction)."""
+        title_tokens = index_text(title)
+        self._writer.execute(
+            "INSERT INTO materials (item_id, relative_path, title, char_count, content_hash, "
+            "page_starts) VALUES (?,?,?,?,?,?)",
+            (
+                item_id,
+                relative_path,
+                title,
+                char_count,
+                content_hash,
+                encode_page_starts(page_starts),
+            ),
+        )
+        material_id = self._writer.last_insert_rowid()
+        for unit in units or ():
+            self._write_unit(material_id, unit, title_tokens)
+        chunk_ids: list[int] = []
+        for seq, chunk in enumerate(chunks):
+            if units is None:
+                own = UnitRecord(chunk.start, chunk.end, chunk.text, seq, seq)
+                self._write_unit(material_id, own, title_tokens)
+            self._writer.execute(
+                "INSERT INTO chunks (material_id, item_id, seq, char_start, char_end, "
+                "token_count, text, text_hash, page, ocr) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (
+                    material_id,
+                    item_id,
+                    seq,
+                    chunk.start,
+                    chunk.end,
+                    chunk.token_count,
+                    chunk.text,
+                    chunk.text_hash,
+                    chunk.page,
+                    int(chunk.ocr),
+                ),
+            )
+            chunk_ids.append(self._writer.last_insert_rowid())
         return chunk_ids
 
     def _write_unit(self, material_id: int, unit: UnitRecord, title_tokens: str) -> None:
@@ -773,6 +840,11 @@ class IndexStore:
         by_id = self.chunks(ids)
         return [by_id[i] for i in ids]
 
+    def schema_objects(self) -> dict[tuple[str, str], str | None]:
+        """(type, name) -> SQL of every object in the file's schema: what an index made by
+        this code holds, to compare an imported one with (portable/index_rebuild.py)."""
+        return schema_objects(self._reader())
+
     def integrity_check(self) -> list[str]:
         problems: list[Any] = [
             r[0] for r in self._reader().execute("PRAGMA integrity_check") if r[0] != "ok"
@@ -1003,6 +1075,14 @@ class IndexStore:
             finally:
                 self._writer.execute("DROP TABLE temp.renamed")
         return len(others)
+
+
+def schema_objects(conn: SqlReader) -> dict[tuple[str, str], str | None]:
+    """(type, name) -> SQL (whitespace folded) of every object in a file's schema."""
+    return {
+        (str(kind), str(name)): None if sql is None else " ".join(str(sql).split())
+        for kind, name, sql in conn.execute("SELECT type, name, sql FROM sqlite_schema")
+    }
 
 
 def _page(value: object) -> int | None:
