@@ -25,6 +25,7 @@ from app.agent.errors import ToolResult
 from app.agent.tools import ConceptTools
 from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService
+from app.knowledge.source_origin import Origin, origin_of
 from app.knowledge.types import Base, ErrorCode, ItemStatus
 from tests.fakes import FakeModels
 from tests.httpserver import LoopbackServer, Response
@@ -244,11 +245,12 @@ def test_through_a_loopback_proxy_standing_in_for_the_network(
         assert proxy.requests("/page")[-1].headers["host"] == "10.20.30.40"
 
 
-def test_urls_of_an_imported_base_are_restricted_when_fetched_again(
+def test_urls_of_an_imported_base_are_never_fetched_again(
     svc: KnowledgeService, server: LoopbackServer, tmp_path: Path
 ) -> None:
-    """Someone else's export: its web pages and sitemaps, fetched again (reindex, refresh),
-    reach only public addresses until the person allows more for the imported base."""
+    """Someone else's export: its web pages and sitemaps are reindexed from the archive's
+    own copies, never fetched (imported_sources.py), whatever the base allows agents; and
+    should anything fetch them, their origin keeps them to public addresses."""
     body = f'<urlset xmlns="{NS}"><url><loc>{server.url("/admin")}</loc></url></urlset>'
     server.route("/sitemap.xml", Response(body=body.encode(), content_type="text/xml"))
     theirs = svc.create_base("Theirs")
@@ -262,18 +264,14 @@ def test_urls_of_an_imported_base_are_restricted_when_fetched_again(
     mine = svc.import_base(tmp_path / "theirs.trovebase", name="Imported").base
     roots = svc.list_items(mine.id)
     assert all((i.options or {}).get("origin") == "import" for i in roots)
-    svc.reindex(mine.id, None)
-    settle(svc, mine)
+    for allowed in (False, True):
+        svc.set_agent_private_urls(mine.id, allowed)
+        svc.reindex(mine.id, None)
+        settle(svc, mine)
+        assert {i.status for i in svc.list_items(mine.id)} == {ItemStatus.COMPLETED}
+        assert (server.hits("/page"), server.hits("/sitemap.xml"), server.hits("/admin")) == hits
     page = next(i for i in svc.list_items(mine.id) if i.source == server.url("/page"))
-    sitemap = next(i for i in svc.list_items(mine.id) if i.source == server.url("/sitemap.xml"))
-    assert page.status is ItemStatus.FAILED and "was not fetched" in (page.error_message or "")
-    assert sitemap.status is ItemStatus.FAILED
-    assert (server.hits("/page"), server.hits("/sitemap.xml"), server.hits("/admin")) == hits
-
-    svc.set_agent_private_urls(mine.id, True)
-    svc.reindex(mine.id, None)
-    settle(svc, mine)
-    assert {i.status for i in svc.list_items(mine.id)} == {ItemStatus.COMPLETED}
+    assert origin_of(svc.catalog, page) is Origin.IMPORT
 
 
 def test_an_archive_cannot_vouch_for_its_own_urls(
@@ -287,7 +285,7 @@ def test_an_archive_cannot_vouch_for_its_own_urls(
     svc.export_base(theirs.id, tmp_path / "theirs.trovebase")
     mine = svc.import_base(tmp_path / "theirs.trovebase", name="Imported").base
     (item,) = svc.list_items(mine.id)
-    assert item.options == {"origin": "import"}
+    assert (item.options or {}).get("origin") == "import" and item.imported
 
 
 # -- a real `trove mcp` --------------------------------------------------------------------
