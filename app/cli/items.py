@@ -92,11 +92,12 @@ def cmd_reindex(svc: KnowledgeService, args: argparse.Namespace) -> int:
 
 
 def cmd_resume(svc: KnowledgeService, args: argparse.Namespace) -> int:
-    """Run what a stopped process left queued (and recover what it left running)."""
+    """Run what a stopped process left queued, and finish what a crash interrupted."""
     base = svc.resolve_base(args.base)
+    interrupted = {i.id for i in svc.resume_interrupted(base.id)}
     pending = {i.id for i in svc.list_items(base.id) if i.status in RUNNING_STATUSES}
     print(f"resuming {len(pending)} unfinished item(s) of {base.name!r}", file=sys.stderr)
-    return process_and_report(svc, base, pending, wait=True, errors=False)
+    return process_and_report(svc, base, pending | interrupted, wait=True, errors=False)
 
 
 def cmd_delete(svc: KnowledgeService, args: argparse.Namespace) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,7 +26,11 @@ def process_and_report(
     with _progress_printer() as progress:
         finished = run_until_drained(svc, progress)
     if not finished:
-        print("interrupted; items in progress were marked interrupted", file=sys.stderr)
+        print(
+            f"interrupted; unfinished items wait in the queue (the window, or: trove resume "
+            f"{shlex.quote(base.name)})",
+            file=sys.stderr,
+        )
         return 130
     items = svc.list_items(base.id)
     if item_ids is not None:

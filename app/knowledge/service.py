@@ -388,6 +388,13 @@ class KnowledgeService:
         self._require_writable()
         return ingestion.reindex(self.parts, base_id, item_ids)
 
+    def resume_interrupted(self, base_id: str) -> list[Item]:
+        """Recover, then put the items a crash interrupted back to work (their sources still
+        there), without paying again for the vectors they had embedded."""
+        self._require_writable()
+        self.recover()
+        return ingestion.resume_interrupted(self.parts, base_id)
+
     def restore_base(self, base_id: str, embedding_model: str | None = None) -> RebuildReport:
         """Rebuild a base from its own copies, optionally with another embedding model."""
         self._require_writable()

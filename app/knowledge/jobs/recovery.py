@@ -1,11 +1,12 @@
 """Startup recovery: nothing is left spinning after a crash, and deletions always finish.
 
 - Running jobs whose process is gone follow their policy: `retry` jobs (delete-subtree)
-  go back to the queue; `abandon` jobs are dropped, so paid embedding work is never
-  silently spent again.
+  go back to the queue; `abandon` jobs are dropped (a crash interrupts them). A job its
+  process was handing back at a normal exit (hand_back.py) is handed back instead.
 - Items left preparing/processing with no live job fail with INDEXING_INTERRUPTED (they
-  can be reindexed by hand), and temporary files of their interrupted writes (and the
-  work folders of their text recognition) are removed;
+  can be reindexed by hand, or by `trove resume`), and temporary files of their
+  interrupted writes (and the work folders of their text recognition) are removed; the
+  record of vectors already paid for stays, so finishing them does not pay twice;
   folder and sitemap roots settle to their children's aggregate.
 - Items left deleting without a live delete job get one again, in groups of 500 roots.
 - Failed and abandoned job rows older than JOB_RETENTION_DAYS are deleted: they are kept
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 
 from app.knowledge.catalog import Catalog, Job
 from app.knowledge.engine import EngineParts
+from app.knowledge.jobs.hand_back import hand_back, stopped_at_exit
 from app.knowledge.jobs.index_documents import remove_temp_files
 from app.knowledge.jobs.kinds import JobKind, Recovery, policy_for
 from app.knowledge.jobs.parents import settle_parent
@@ -38,6 +40,7 @@ JOB_RETENTION_DAYS = 14
 @dataclass(slots=True)
 class RecoveryReport:
     requeued_jobs: int = 0
+    handed_back_jobs: int = 0  # left running by a normal exit that did not wait for them
     abandoned_jobs: int = 0
     interrupted_items: int = 0
     resumed_deletions: int = 0
@@ -102,7 +105,10 @@ def recover(parts: EngineParts, *, now: float | None = None) -> RecoveryReport:
     for job in catalog.list_jobs(statuses=("running",)):
         if catalog.job_owner_alive(job):
             continue  # another live Trove process is running it
-        if policy_for(job.kind).recovery is Recovery.RETRY:
+        if stopped_at_exit(job):
+            hand_back(catalog, job, "handed back after its process exited normally")
+            report.handed_back_jobs += 1
+        elif policy_for(job.kind).recovery is Recovery.RETRY:
             catalog.requeue_job(job.id, "resumed after an interrupted run")
             report.requeued_jobs += 1
         else:
@@ -136,7 +142,7 @@ def recover(parts: EngineParts, *, now: float | None = None) -> RecoveryReport:
                 )
                 # A write cut short by the crash leaves a temporary file beside its target;
                 # a text recognition it waited on leaves its work folder.
-                remove_temp_files(parts.layout.raw_dir(base.id), item)
+                remove_temp_files(parts.layout.raw_dir(base.id), item, keep_paid=True)
                 ocr_tasks.discard(ocr_tasks.work_dir(parts.layout, base.id, item.id))
                 report.interrupted_items += 1
                 if item.parent_id:
@@ -153,7 +159,12 @@ def recover(parts: EngineParts, *, now: float | None = None) -> RecoveryReport:
             if orphans:
                 queue_deletes(parts, orphans, base.id)
                 report.resumed_deletions += len(orphans)
-    if report.interrupted_items or report.requeued_jobs or report.resumed_deletions:
+    if (
+        report.interrupted_items
+        or report.requeued_jobs
+        or report.handed_back_jobs
+        or report.resumed_deletions
+    ):
         log.warning("recovered after an interrupted run: %s", report)
     elif report.pruned_jobs:
         log.info(

@@ -35,7 +35,14 @@ from app.knowledge.pipeline.readers.registry import SUPPORTED_EXTENSIONS
 from app.knowledge.pipeline.sources.directory import scan_directory
 from app.knowledge.pipeline.sources.ignore_rules import IgnoreRules
 from app.knowledge.sync_types import FileSnapshot, SyncChanges
-from app.knowledge.types import SETTLED_STATUSES, ErrorCode, Item, ItemStatus, ItemType
+from app.knowledge.types import (
+    SETTLED_STATUSES,
+    CancelReason,
+    ErrorCode,
+    Item,
+    ItemStatus,
+    ItemType,
+)
 
 log = logging.getLogger(__name__)
 
@@ -104,9 +111,14 @@ def run(ctx: JobContext, job: Job) -> None:
     except _FolderMissing as exc:
         parts.catalog.set_sync_finished(root_id, exc.message)
         return
-    except JobCancelled:
-        # Trove is closing: the next start syncs every linked folder again.
+    except JobCancelled as exc:
         parts.catalog.set_sync_finished(root_id, link.last_error, synced=False)
+        if exc.reason is CancelReason.SHUTDOWN:
+            # A normal exit: the sync is asked for again, for whichever process runs the
+            # queue next. A fresh request rather than this job handed back, which would
+            # keep the lease key of a running sync while it waits in the queue.
+            queue_sync(parts, job.base_id, root_id, round_=round_)
+            return
         raise
     except Exception as exc:
         parts.catalog.set_sync_finished(root_id, f"{type(exc).__name__}: {exc}")
