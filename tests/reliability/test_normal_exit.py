@@ -16,6 +16,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,10 +26,12 @@ from pytestqt.qtbot import QtBot
 
 from app.knowledge import doctor
 from app.knowledge.admin import PROBE_TEXT
+from app.knowledge.jobs.hand_back import STOPPED_AT_EXIT, stopped_at_exit
 from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import ErrorCode, ItemStatus, ItemType
 from app.runtime.executor import JobExecutor
+from tests.fakes import FakeModels
 from tests.reliability.harness import ROOT
 from tests.reliability.multiprocess import McpSession
 from tests.reliability.paid_embeddings import (
@@ -109,6 +112,10 @@ def _embedding_elsewhere(svc: KnowledgeService, not_owned_by: set[int]) -> bool:
         if item is not None and str(item.phase) == "embedding" and (item.progress or 0) > 0:
             return True
     return False
+
+
+def _queued(svc: KnowledgeService) -> int:
+    return len(svc.catalog.list_jobs(statuses=("queued",)))
 
 
 def _finish_writer(proc: subprocess.Popen[bytes], log: Path) -> str:
@@ -200,8 +207,7 @@ def test_the_windows_runtime_stopping_hands_the_writers_work_back(
     executor = JobExecutor(window, max_workers=2)
     try:
         # The window opens while the terminal's `add` has work queued: its start claims.
-        queued = lambda: len(window.catalog.list_jobs(statuses=("queued",))) >= FILES // 2  # noqa: E731
-        assert _wait(queued, writer), log.read_text()
+        assert _wait(lambda: _queued(window) >= FILES // 2, writer), log.read_text()
         executor.start()
         qtbot.waitUntil(
             lambda: _embedding_elsewhere(window, {writer.pid}) or writer.poll() is not None,
@@ -289,4 +295,48 @@ def test_recovery_keeps_what_a_crash_interrupted_failed_until_it_is_resumed(
         assert svc.get_item(item.id).status is ItemStatus.COMPLETED
         assert provider.texts_paid_twice() == []
     finally:
+        svc.close()
+
+
+def test_a_job_that_outlives_the_shutdown_wait_is_handed_back_once_its_process_is_gone(
+    tmp_path: Path, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An embedding request still out when the wait ends: the exit marks the job, and
+    recovery (in the next process) hands it back instead of interrupting the item."""
+    models = FakeModels()
+    svc = KnowledgeService(tmp_path / "home", models=models, extraction=InlineExtraction())
+    gate = threading.Event()
+    executor = JobExecutor(svc, max_workers=1)
+    try:
+        base = svc.create_base("slow", embedding_model="fake:bow")
+        models.embedder_instance.before_embed = lambda _texts: gate.wait(WAIT_S)
+        note = svc.add_note(base.id, "Held", "a note whose embedding outlives the quit")
+        executor.start()
+        qtbot.waitUntil(lambda: executor.running_count == 1, timeout=int(WAIT_S * 1000))
+        assert not executor.shutdown(timeout_ms=200)  # the provider is still answering
+        [job] = svc.catalog.list_jobs(statuses=("running",))
+        assert stopped_at_exit(job)
+        gate.set()
+        qtbot.waitUntil(lambda: executor.running_count == 0, timeout=int(WAIT_S * 1000))
+        # The job stopped at its next step and handed itself back; had the process exited
+        # first, its row would still say running under a dead owner: recovery's case.
+        svc.catalog.claim_next_job(owner="1:0.000")  # a process long gone ran it
+        monkeypatch.setattr("app.knowledge.catalog.routing.owner_alive", lambda _owner: False)
+        svc.catalog.mark_running_job(job.id, "1:0.000", STOPPED_AT_EXIT)
+        report = svc.recover()
+        assert (report.handed_back_jobs, report.abandoned_jobs, report.interrupted_items) == (
+            1,
+            0,
+            0,
+        )
+        [queued] = svc.catalog.list_jobs()
+        assert (queued.status, queued.owner) == ("queued", None)
+        assert svc.get_item(note.id).status is ItemStatus.PROCESSING
+        gate.set()
+        svc.run_pending_jobs(base.id)
+        assert svc.get_item(note.id).status is ItemStatus.COMPLETED
+    finally:
+        gate.set()
+        executor.shutdown()
+        executor.deleteLater()
         svc.close()
