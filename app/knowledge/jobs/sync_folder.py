@@ -5,6 +5,9 @@ indexed again, vanished ones deleted, and a file that vanished under one name an
 under another with the same content (a rename, a move into a subfolder) keeps its item,
 chunks and vectors: only its source and title change, nothing is embedded again.
 
+A renamed file's item keeps its chunks and vectors, and the index its new title (the title
+follows the name unless the document names itself).
+
 A file still being written (its size or mtime moves between two looks, or it cannot be
 opened) is left for a follow-up sync a moment later, never indexed half-written.
 
@@ -20,10 +23,12 @@ import hashlib
 import logging
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.knowledge.catalog import Job
+from app.knowledge.chunk_sizing import sizing_for
 from app.knowledge.engine import EngineParts
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.errors import JobCancelled
@@ -34,6 +39,7 @@ from app.knowledge.jobs.queue import mark_deleting, queue_index
 from app.knowledge.pipeline.readers.registry import SUPPORTED_EXTENSIONS
 from app.knowledge.pipeline.sources.directory import scan_directory
 from app.knowledge.pipeline.sources.ignore_rules import IgnoreRules
+from app.knowledge.pipeline.store.index_store import IndexStore
 from app.knowledge.sync_types import FileSnapshot, SyncChanges
 from app.knowledge.types import (
     SETTLED_STATUSES,
@@ -67,14 +73,25 @@ def lease_key(root_id: str) -> str:
 def queue_sync(
     parts: EngineParts, base_id: str, root_id: str, *, delay: float = 0.0, round_: int = 0
 ) -> Job:
-    """Ask for a sync of a linked folder; a sync already queued for it covers this one."""
-    return parts.catalog.enqueue_job(
-        JobKind.SYNC_FOLDER,
-        base_id,
-        payload={"root": root_id, "round": round_},
-        idempotency_key=sync_key(root_id),
-        not_before=time.time() + delay if delay else 0.0,
-    )
+    """Ask for a sync of a linked folder; a sync already queued for it covers this one.
+
+    So does one that was claimed and has not looked yet (it holds the request key until it
+    takes its lease), unless its process is gone: killed before it took the lease, it
+    would swallow the request until recovery dropped it, and the changes asked about would
+    wait for some later sync. It is dropped here instead, as _take_lease does.
+    """
+    for _ in range(2):
+        job = parts.catalog.enqueue_job(
+            JobKind.SYNC_FOLDER,
+            base_id,
+            payload={"root": root_id, "round": round_},
+            idempotency_key=sync_key(root_id),
+            not_before=time.time() + delay if delay else 0.0,
+        )
+        if job.status != "running" or parts.catalog.job_owner_alive(job):
+            break
+        parts.catalog.finish_job(job.id, "abandoned", "its process is gone")
+    return job
 
 
 def file_digest(path: Path) -> str:
@@ -211,7 +228,10 @@ def _sync(ctx: JobContext, root: Item, patterns: tuple[str, ...]) -> SyncChanges
             parts.catalog.set_sync_progress(root.id, done, total)
             last_report = time.monotonic()
     parts.catalog.set_sync_progress(root.id, total, total)
-    _apply(parts, root, plan, snapshots, hashed, changes)
+    # Asked before the base mutex is taken: the model may be asked its input size.
+    header_of = _title_header(parts, root.base_id) if plan.new and plan.gone else None
+    _apply(parts, root, plan, snapshots, hashed, changes, header_of)
+    _follow_titles(parts, root)
     return changes
 
 
@@ -298,6 +318,7 @@ def _apply(
     snapshots: dict[str, FileSnapshot],
     hashed: dict[str, str],
     changes: SyncChanges,
+    header_of: Callable[[str], str] | None = None,
 ) -> None:
     """Write what the sync found, in one catalog transaction under the base mutex."""
     folder = Path(root.source)
@@ -317,6 +338,7 @@ def _apply(
         fresh: list[_Look] = []
         renamed_ids: set[str] = set()
         put: list[tuple[str, FileSnapshot]] = []
+        restarted = False
         for look in plan.new:
             digest = hashed.get(look.rel)
             if digest is None or str(look.path) in present:
@@ -334,9 +356,13 @@ def _apply(
                 put.append((child.id, FileSnapshot(look.size, look.mtime_ns, digest)))
                 renamed_ids.add(child.id)
                 changes.renamed.append((old_rel, look.rel))
+                latest = parts.catalog.get_item(child.id)
+                if latest is not None and _index_again(latest, child.title, header_of):
+                    parts.catalog.set_item_status(child.id, ItemStatus.PROCESSING)
+                    queue_index(parts, latest, reacquire=True)
+                    restarted = True
             else:
                 fresh.append(look)
-        restarted = False
         for child, look, snap in plan.check:
             digest = hashed.get(look.rel)
             latest = parts.catalog.get_item(child.id)
@@ -383,6 +409,46 @@ def _apply(
             parts.catalog.set_item_status(root.id, ItemStatus.PROCESSING)
         elif removed:
             settle_parent(parts.catalog, root.id)
+
+
+def _title_header(parts: EngineParts, base_id: str) -> Callable[[str], str]:
+    """What the base's embedding model reads in front of a chunk of a document with a
+    given title (ChunkSizing.header; nothing without a model or an input limit)."""
+    return sizing_for(parts.catalog.require_base(base_id), parts.models).header
+
+
+def _index_again(renamed: Item, old_title: str, header_of: Callable[[str], str] | None) -> bool:
+    """Whether a renamed file's item must be indexed as a fresh index would index it.
+
+    Its chunks and vectors stay when what was embedded stays: the title is embedded in
+    front of chunks (ChunkSizing.header) and sets their room, so a new title with another
+    header means new chunks and vectors (those of unchanged texts are reused by hash); one
+    with the same header is only retitled (_follow_titles). An item that had failed (a
+    crash interrupted it, say) is indexed again, as its fresh copy would be.
+    """
+    if renamed.status is ItemStatus.FAILED:
+        return True
+    if renamed.status is not ItemStatus.COMPLETED or renamed.title == old_title:
+        return False
+    return header_of is not None and header_of(old_title) != header_of(renamed.title)
+
+
+def _follow_titles(parts: EngineParts, root: Item) -> None:
+    """The index shows a renamed file under its new title, as a fresh index of it would
+    (search results name it, and its full-text rows match it).
+
+    Checked for every indexed child rather than for this sync's renames alone: the index
+    is another database than the catalog, and a sync killed between the two writes would
+    leave it a title behind; the next sync puts it right."""
+    store = parts.stores.get(root.base_id)
+    if not isinstance(store, IndexStore):
+        return  # linked folders are this computer's own bases
+    with parts.mutex.lock(root.base_id):
+        titles = store.titles()
+        for child in parts.catalog.list_items(root.base_id, parent_id=root.id):
+            stored = titles.get(child.id)
+            if child.status is ItemStatus.COMPLETED and stored not in (None, child.title):
+                store.retitle_material(child.id, child.title)
 
 
 def _rel(folder: Path, source: str) -> str:
