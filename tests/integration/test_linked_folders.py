@@ -386,3 +386,27 @@ def test_a_sync_killed_before_it_looked_does_not_swallow_the_next_request(
     kb.request_sync(base_id)  # the next process asks, before any recovery runs
     kb.run_pending_jobs(base_id)
     assert _found(kb, base_id, "emu") == {str(folder / "echo.md")}
+
+
+def test_a_rename_that_gives_chunks_another_size_indexes_the_file_as_a_fresh_index_would(
+    kb: KnowledgeService, tmp_path: Path
+) -> None:
+    """Chunks as long as the model reads leave room for the title repeated in front of
+    them: a longer title, shorter chunks. Only then does a rename cost embedding calls."""
+    words = " ".join(f"word{n}" for n in range(700))  # one paragraph: cut between words
+    folder = write_files(tmp_path / "long", {"a.txt": words})
+    base = kb.create_base("kb", embedding_model="fake:bow", chunk_size=100_000)
+    kb.add_linked_folders(base.id, [folder])
+    kb.run_pending_jobs(base.id)
+    (folder / "a.txt").rename(folder / "a much longer name than before.txt")
+    _sync(kb, base.id)
+    fresh = kb.create_base("fresh", embedding_model="fake:bow", chunk_size=100_000)
+    kb.add(fresh.id, [folder])
+    kb.run_pending_jobs(fresh.id)
+    renamed, indexed = (
+        next(i for i in kb.list_items(b) if i.type is ItemType.FILE) for b in (base.id, fresh.id)
+    )
+    spans = [(c.char_start, c.char_end) for c in kb.item_chunks(base.id, renamed.id)]
+    assert len(spans) > 1
+    assert spans == [(c.char_start, c.char_end) for c in kb.item_chunks(fresh.id, indexed.id)]
+    assert renamed.status is ItemStatus.COMPLETED

@@ -3,9 +3,15 @@ random changes to a real folder, `trove sync` runs SIGKILLed at random moments a
 restarted, and after each seed the base equals a fresh index of the folder, file by file
 and chunk by chunk. `python tests/bench/sync_simulation.py --seeds 500` runs it longer.
 
-Seeds 1, 2, 4, 5, 6, 8 and 10 found that a renamed file kept its old title in the index
-(search results named it by its old name; what its chunks were embedded with carried the
-old title): they stay in the range as regression seeds."""
+What it found, fixed in jobs/sync_folder.py (each also an exact test in
+tests/integration/test_linked_folders.py), and the seeds that fail with the fix undone:
+- a renamed file kept its old title in the index, so results named it by its old name and
+  its new name found nothing: 32 of these 50 seeds (5, 6, 7, 8, 9, 10, ...);
+- a longer name takes more room from chunks as long as the model reads, so a fresh index
+  cuts them elsewhere: seeds 26, 27 and 31;
+- a sync killed before it took its lease swallowed the next request, so the last sync
+  changed nothing: seeds 1 and 27 in one run (the kill moment's timing is not seeded).
+"""
 
 from __future__ import annotations
 
@@ -20,7 +26,7 @@ from tests.reliability.cli_zygote import Zygote
 from tests.reliability.sync_simulation import KEY, KEY_ENV, SyncSimulation, run_seeds
 
 SEEDS = range(1, 51)
-REGRESSION_SEEDS = (1, 2, 4, 5, 6, 8, 10)
+REGRESSION_SEEDS = (1, 5, 6, 26, 27, 31)
 
 
 @pytest.fixture

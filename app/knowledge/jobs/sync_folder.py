@@ -229,8 +229,8 @@ def _sync(ctx: JobContext, root: Item, patterns: tuple[str, ...]) -> SyncChanges
             last_report = time.monotonic()
     parts.catalog.set_sync_progress(root.id, total, total)
     # Asked before the base mutex is taken: the model may be asked its input size.
-    header_of = _title_header(parts, root.base_id) if plan.new and plan.gone else None
-    _apply(parts, root, plan, snapshots, hashed, changes, header_of)
+    room_for = _chunk_room(parts, root.base_id) if plan.new and plan.gone else None
+    _apply(parts, root, plan, snapshots, hashed, changes, room_for)
     _follow_titles(parts, root)
     return changes
 
@@ -318,7 +318,7 @@ def _apply(
     snapshots: dict[str, FileSnapshot],
     hashed: dict[str, str],
     changes: SyncChanges,
-    header_of: Callable[[str], str] | None = None,
+    room_for: Callable[[str], tuple[int, int]] | None = None,
 ) -> None:
     """Write what the sync found, in one catalog transaction under the base mutex."""
     folder = Path(root.source)
@@ -357,7 +357,7 @@ def _apply(
                 renamed_ids.add(child.id)
                 changes.renamed.append((old_rel, look.rel))
                 latest = parts.catalog.get_item(child.id)
-                if latest is not None and _index_again(latest, child.title, header_of):
+                if latest is not None and _index_again(latest, child.title, room_for):
                     parts.catalog.set_item_status(child.id, ItemStatus.PROCESSING)
                     queue_index(parts, latest, reacquire=True)
                     restarted = True
@@ -411,26 +411,32 @@ def _apply(
             settle_parent(parts.catalog, root.id)
 
 
-def _title_header(parts: EngineParts, base_id: str) -> Callable[[str], str]:
-    """What the base's embedding model reads in front of a chunk of a document with a
-    given title (ChunkSizing.header; nothing without a model or an input limit)."""
-    return sizing_for(parts.catalog.require_base(base_id), parts.models).header
+def _chunk_room(parts: EngineParts, base_id: str) -> Callable[[str], tuple[int, int]]:
+    """The chunk size and overlap the base's documents get for a given title: the title is
+    repeated in front of chunks for the embedding model, and takes room from them when
+    chunks are as long as the model reads (ChunkSizing.with_title)."""
+    sizing = sizing_for(parts.catalog.require_base(base_id), parts.models)
+
+    def room(title: str) -> tuple[int, int]:
+        titled = sizing.with_title(title)
+        return titled.effective_size, titled.effective_overlap
+
+    return room
 
 
-def _index_again(renamed: Item, old_title: str, header_of: Callable[[str], str] | None) -> bool:
-    """Whether a renamed file's item must be indexed as a fresh index would index it.
-
-    Its chunks and vectors stay when what was embedded stays: the title is embedded in
-    front of chunks (ChunkSizing.header) and sets their room, so a new title with another
-    header means new chunks and vectors (those of unchanged texts are reused by hash); one
-    with the same header is only retitled (_follow_titles). An item that had failed (a
-    crash interrupted it, say) is indexed again, as its fresh copy would be.
-    """
+def _index_again(
+    renamed: Item, old_title: str, room_for: Callable[[str], tuple[int, int]] | None
+) -> bool:
+    """Whether a renamed file's item must be indexed again to hold what a fresh index of it
+    would: when its new title gives its chunks another size (their texts change), or when
+    it had failed (a crash interrupted it, say). Otherwise its chunks are the same and keep
+    their vectors (nothing is embedded again; the vectors keep the old title in front), and
+    the index only takes the new title (_follow_titles)."""
     if renamed.status is ItemStatus.FAILED:
         return True
     if renamed.status is not ItemStatus.COMPLETED or renamed.title == old_title:
         return False
-    return header_of is not None and header_of(old_title) != header_of(renamed.title)
+    return room_for is not None and room_for(old_title) != room_for(renamed.title)
 
 
 def _follow_titles(parts: EngineParts, root: Item) -> None:
