@@ -309,10 +309,16 @@ def test_a_job_that_outlives_the_shutdown_wait_is_handed_back_once_its_process_i
     executor = JobExecutor(svc, max_workers=1)
     try:
         base = svc.create_base("slow", embedding_model="fake:bow")
-        models.embedder_instance.before_embed = lambda _texts: gate.wait(WAIT_S)
+        embedding = threading.Event()
+
+        def held(_texts: object) -> None:
+            embedding.set()
+            gate.wait(WAIT_S)
+
+        models.embedder_instance.before_embed = held
         note = svc.add_note(base.id, "Held", "a note whose embedding outlives the quit")
         executor.start()
-        qtbot.waitUntil(lambda: executor.running_count == 1, timeout=int(WAIT_S * 1000))
+        assert embedding.wait(WAIT_S)
         assert not executor.shutdown(timeout_ms=200)  # the provider is still answering
         [job] = svc.catalog.list_jobs(statuses=("running",))
         assert stopped_at_exit(job)
