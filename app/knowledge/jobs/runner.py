@@ -86,8 +86,8 @@ class Outcome:
     status: str  # done, failed, abandoned, or queued (again)
     error: str | None = None  # kept on the job row
     fail_item: tuple[str, str] | None = None  # (code, message) the item fails with first
-    # queued: handed back by a normal exit (at once, not an attempt), not a retry after
-    # `not_before`
+    # queued by a normal exit's hand-back (due at once, the claim not counted as an
+    # attempt) rather than as a retry after `not_before`
     hand_back: bool = False
     not_before: float = 0.0
 

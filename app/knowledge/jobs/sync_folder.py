@@ -3,10 +3,9 @@
 New files are added, changed ones (size or mtime moved, and the content hash confirms)
 indexed again, vanished ones deleted, and a file that vanished under one name and appeared
 under another with the same content (a rename, a move into a subfolder) keeps its item,
-chunks and vectors: only its source and title change, nothing is embedded again.
-
-A renamed file's item keeps its chunks and vectors, and the index its new title (the title
-follows the name unless the document names itself).
+chunks and vectors: only its source and title change (the title follows the name unless
+the document names itself; the index takes it too), nothing is embedded again; unless the
+new title gives its chunks another size, when it is indexed as a fresh index would cut it.
 
 A file still being written (its size or mtime moves between two looks, or it cannot be
 opened) is left for a follow-up sync a moment later, never indexed half-written.
