@@ -26,7 +26,10 @@ from pytestqt.qtbot import QtBot
 
 from app.knowledge import doctor
 from app.knowledge.admin import PROBE_TEXT
+from app.knowledge.jobs import index_documents
+from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.hand_back import STOPPED_AT_EXIT, stopped_at_exit
+from app.knowledge.jobs.paid_vectors import PaidVectors
 from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import ErrorCode, ItemStatus, ItemType
@@ -345,4 +348,30 @@ def test_a_job_that_outlives_the_shutdown_wait_is_handed_back_once_its_process_i
         gate.set()
         executor.shutdown()
         executor.deleteLater()
+        svc.close()
+
+
+def test_a_crash_after_an_item_completed_leaves_no_record_of_paid_vectors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by the sync simulation (seeds 266 and 443 of 500): a process killed after an
+    item's final write, before its job cleaned up, left the record of paid vectors beside
+    the material, which doctor then reported as a file of no item."""
+    svc = KnowledgeService(tmp_path / "home", models=FakeModels(), extraction=InlineExtraction())
+    try:
+        base = svc.create_base("kb", embedding_model="fake:bow")
+        note = svc.add_note(base.id, "Note", "a few words worth embedding")
+        job = svc.catalog.claim_next_job(owner="1:0.000")  # a process long gone ran it
+        assert job is not None
+        with monkeypatch.context() as killed:  # the kill lands before the cleanup
+            killed.setattr(PaidVectors, "discard", lambda self: None)
+            index_documents.run(JobContext(svc.parts), job)
+        assert svc.get_item(note.id).status is ItemStatus.COMPLETED
+        raw = svc.layout.raw_dir(base.id)
+        assert len(list(raw.rglob(".tmp-*.part"))) == 1
+        report = svc.recover()
+        assert (report.abandoned_jobs, report.interrupted_items) == (1, 0)
+        assert list(raw.rglob(".tmp-*.part")) == []
+        assert doctor.check(svc.parts, base.id, tmp_grace=0.0).problems == []
+    finally:
         svc.close()

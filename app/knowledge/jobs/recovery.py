@@ -29,7 +29,7 @@ from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.jobs.queue import queue_deletes
 from app.knowledge.material_paths import CONTAINER_TYPES
 from app.knowledge.ocr import tasks as ocr_tasks
-from app.knowledge.types import RUNNING_STATUSES, ErrorCode, Item, ItemStatus
+from app.knowledge.types import RUNNING_STATUSES, SETTLED_STATUSES, ErrorCode, Item, ItemStatus
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +102,7 @@ def recover(parts: EngineParts, *, now: float | None = None) -> RecoveryReport:
     report = RecoveryReport()
     now = time.time() if now is None else now
     report.pruned_jobs = catalog.prune_finished_jobs(now - JOB_RETENTION_DAYS * 86_400)
+    abandoned: set[str] = set()  # items of the jobs a crash cut short
     for job in catalog.list_jobs(statuses=("running",)):
         if catalog.job_owner_alive(job):
             continue  # another live Trove process is running it
@@ -114,6 +115,7 @@ def recover(parts: EngineParts, *, now: float | None = None) -> RecoveryReport:
         else:
             catalog.finish_job(job.id, "abandoned", "interrupted")
             report.abandoned_jobs += 1
+            abandoned.update(job_items(job))
 
     for base in catalog.list_bases():
         # One write transaction per base: the jobs and items are read and fixed as one
@@ -129,7 +131,14 @@ def recover(parts: EngineParts, *, now: float | None = None) -> RecoveryReport:
             by_id = {i.id: i for i in items}
             to_settle: list[str] = []
             for item in items:
-                if item.status not in RUNNING_STATUSES or item.id in busy:
+                if item.id in busy:
+                    continue
+                if item.status in SETTLED_STATUSES and item.id in abandoned:
+                    # Killed after its outcome landed, before it cleaned up: what it left
+                    # beside the material (the record of paid vectors too) is of no use.
+                    remove_temp_files(parts.layout.raw_dir(base.id), item)
+                    continue
+                if item.status not in RUNNING_STATUSES:
                     continue
                 if item.type in CONTAINER_TYPES and item.status is ItemStatus.PROCESSING:
                     to_settle.append(item.id)  # it only waits on its children
