@@ -1022,10 +1022,10 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <source>%n item(s) are being indexed right now. Quit anyway? They are marked interrupted and can be reindexed; items still waiting are indexed next time.</source>
+        <source>%n item(s) are being indexed right now. Quit anyway? They stop and go back to the queue with the items still waiting, and are indexed the next time Trove runs; nothing already embedded is paid for again.</source>
         <translation>
-            <numerusform>%n item is being indexed right now. Quit anyway? They is marked interrupted and can be reindexed; items still waiting is indexed next time.</numerusform>
-            <numerusform>%n items are being indexed right now. Quit anyway? They are marked interrupted and can be reindexed; items still waiting are indexed next time.</numerusform>
+            <numerusform>%n item is being indexed right now. Quit anyway? It stops and goes back to the queue with the items still waiting, and is indexed the next time Trove runs; nothing already embedded is paid for again.</numerusform>
+            <numerusform>%n items are being indexed right now. Quit anyway? They stop and go back to the queue with the items still waiting, and are indexed the next time Trove runs; nothing already embedded is paid for again.</numerusform>
         </translation>
     </message>
     <message numerus="yes">

@@ -1010,9 +1010,9 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
         <translation>退出 Trove</translation>
     </message>
     <message numerus="yes">
-        <source>%n item(s) are being indexed right now. Quit anyway? They are marked interrupted and can be reindexed; items still waiting are indexed next time.</source>
+        <source>%n item(s) are being indexed right now. Quit anyway? They stop and go back to the queue with the items still waiting, and are indexed the next time Trove runs; nothing already embedded is paid for again.</source>
         <translation>
-            <numerusform>有 %n 个条目正在建立索引。仍要退出吗？它们会被标记为已中断，之后可以重新索引；仍在等待的条目会在下次启动时继续索引。</numerusform>
+            <numerusform>有 %n 个条目正在建立索引。仍要退出吗？它们会停下并与仍在等待的条目一起回到队列，在下次运行 Trove 时完成索引；已生成的向量不会重复付费。</numerusform>
         </translation>
     </message>
     <message numerus="yes">

@@ -22,8 +22,8 @@ from app.runtime.executor import JobExecutor
 log = logging.getLogger(__name__)
 
 START_TIMEOUT_S = 30.0
-# On close, running jobs are asked to stop at their next step; what does not stop in time is
-# left to the next start's recovery (an interrupted item can be reindexed).
+# On close, running jobs are asked to stop at their next step and go back to the queue; what
+# does not stop in time is marked so that recovery hands it back once this process is gone.
 STOP_TIMEOUT_MS = 10_000
 
 
@@ -75,7 +75,8 @@ class BackgroundJobs:
         thread.wake.emit()
 
     def close(self) -> None:
-        """Stop the executor: running jobs stop at their next step, nothing new starts."""
+        """Stop the executor: running jobs stop at their next step and go back to the queue
+        for the next Trove process; nothing new starts."""
         with self._lock:
             self._closed = True
             thread, self._thread = self._thread, None

@@ -12,7 +12,9 @@ results with `isError` set and a code + message, never protocol failures or trac
   drop it silently and leave a client waiting on its id): `app.agent.rpc_errors`.
 - Queued work (kb_manage) runs on the runtime's job executor, hosted in its own Qt thread
   (`app.agent.jobs`), next to the asyncio loop of the protocol. Claims are atomic in the
-  catalog, so the app or the CLI running the same queue meanwhile is harmless.
+  catalog, so the app or the CLI running the same queue meanwhile is harmless, and the end
+  of the session hands what it was running back to the queue. A session whose agent may
+  not write to any base starts neither the executor nor the folder watch (`runs_queue`).
 
 The MCP SDK is imported only when a server is built.
 """
@@ -92,6 +94,16 @@ def build_server(tools: ConceptTools) -> Server[Any]:
     )
 
 
+def runs_queue(service: KnowledgeService) -> bool:
+    """Whether this session watches linked folders, and so runs the job queue from the
+    start: only when the person lets the agent write to some base. A session that may only
+    read claims no other process's work (it would hold it for as long as the agent host
+    keeps the session, and a short session would only hand it back) and changes nothing;
+    linked folders are then synced where the person works (the window, `trove sync`). With
+    writes allowed, kb_manage's own work runs here anyway, and so do the syncs."""
+    return not service.read_only and any(b.agent_writes for b in service.list_bases())
+
+
 def serve(service: KnowledgeService) -> int:
     """Serve MCP on stdin/stdout until the client closes stdin."""
     import anyio
@@ -109,7 +121,7 @@ def serve(service: KnowledgeService) -> int:
             await server.run(messages, write_stream, server.create_initialization_options())
 
     log.info("Trove MCP server on stdio (home %s, pid %d)", service.layout.home, os.getpid())
-    if not service.read_only:
+    if runs_queue(service):
         # Linked folders stay in sync while the server runs (each is synced once now).
         service.start_watching(lambda _base_id: jobs.request())
     try:

@@ -7,7 +7,7 @@ import re
 import sys
 
 from app.cli.folders import folder_options, print_skipped
-from app.cli.output import EXIT_OK, EXIT_USAGE, item_json, print_json, status_text, table
+from app.cli.output import EXIT_OK, EXIT_USAGE, item_json, print_json, shown, status_text, table
 from app.cli.progress import process_and_report
 from app.cli.sync import cmd_add_linked
 from app.knowledge.ingestion import EMPTY_PATH
@@ -100,18 +100,17 @@ def cmd_reindex(svc: KnowledgeService, args: argparse.Namespace) -> int:
 
 
 def cmd_resume(svc: KnowledgeService, args: argparse.Namespace) -> int:
-    """Run what a stopped process left queued, recover what it left running, and index
-    again what an interruption or a full disk failed."""
+    """Run what a stopped process left queued, and finish what a crash interrupted or a
+    full disk failed."""
     base = svc.resolve_base(args.base)
-    svc.recover()  # first: what a dead process left running becomes INDEXING_INTERRUPTED
-    again = svc.reindex_interrupted(base.id)
+    interrupted = {i.id for i in svc.resume_interrupted(base.id)}
     pending = {i.id for i in svc.list_items(base.id) if i.status in RUNNING_STATUSES}
     print(
-        f"resuming {len(pending)} unfinished item(s) of {base.name!r}"
-        + (f" ({len(again)} of them interrupted before)" if again else ""),
+        f"resuming {len(pending)} unfinished item(s) of {shown(base.name)!r}"
+        + (f" ({len(interrupted)} of them interrupted before)" if interrupted else ""),
         file=sys.stderr,
     )
-    return process_and_report(svc, base, pending, wait=True, errors=False)
+    return process_and_report(svc, base, pending | interrupted, wait=True, errors=False)
 
 
 def cmd_delete(svc: KnowledgeService, args: argparse.Namespace) -> int:

@@ -358,7 +358,9 @@ def _add_item_commands(commands: Subcommands) -> None:
     reindex.set_defaults(func=cmd_reindex)
 
     resume = commands.add_parser(
-        "resume", help="run the work a stopped Trove left queued, and report it"
+        "resume",
+        help="run the work a stopped Trove left queued, finish what a crash interrupted, "
+        "and report it",
     )
     resume.add_argument("base", metavar="BASE")
     resume.set_defaults(func=cmd_resume)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -30,7 +31,11 @@ def process_and_report(
     with _progress_printer() as progress:
         drain = run_until_drained(svc, progress)
     if drain.interrupted:
-        print("interrupted; items in progress were marked interrupted", file=sys.stderr)
+        print(
+            f"interrupted; unfinished items wait in the queue (the window, or: trove resume "
+            f"{shlex.quote(base.name)})",
+            file=sys.stderr,
+        )
         return drain.exit_code
     if drain.stall is not None:
         print_stall(svc, base.name, drain.stall)

@@ -40,11 +40,13 @@ import apsw
 from app.knowledge import db, path_safety, states
 from app.knowledge.catalog import Catalog, Job
 from app.knowledge.engine import EngineParts
+from app.knowledge.jobs.index_documents import temp_prefix
 from app.knowledge.jobs.kinds import JobKind, known_kind
+from app.knowledge.jobs.paid_vectors import SCRATCH_STEM
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.jobs.queue import queue_work
 from app.knowledge.jobs.recovery import job_items, recover
-from app.knowledge.material_paths import CONTAINER_TYPES, stored_files
+from app.knowledge.material_paths import CONTAINER_TYPES, material_path, stored_files
 from app.knowledge.pipeline.store.base_index import BaseIndex
 from app.knowledge.pipeline.store.index_store import IndexSnapshot, index_path
 from app.knowledge.portable import staging
@@ -687,6 +689,32 @@ def _owned_files(items: Iterable[Item]) -> set[str]:
     return owned
 
 
+def _paid_prefixes(items: Iterable[Item]) -> set[str]:
+    """Where the records of vectors paid for may lie (paid_vectors.py): beside the material
+    of an item still to be indexed (handed back by a normal exit) or interrupted by a
+    crash (kept for its reindex), as `dir/prefix` of their names."""
+    prefixes: set[str] = set()
+    for item in items:
+        waiting = item.status in RUNNING_STATUSES or (
+            item.status is ItemStatus.FAILED and item.error_code == ErrorCode.INDEXING_INTERRUPTED
+        )
+        rel = material_path(item) if waiting else None
+        if rel is not None:
+            folder, _, name = rel.rpartition("/")
+            prefix = temp_prefix(Path(name)) + SCRATCH_STEM
+            prefixes.add(f"{folder}/{prefix}" if folder else prefix)
+    return prefixes
+
+
+def _kept_paid(rel: str, prefixes: set[str]) -> bool:
+    folder, _, name = rel.rpartition("/")
+    stem = name.find(SCRATCH_STEM)
+    if not prefixes or stem < 0 or not name.endswith(TMP_SUFFIX):
+        return False
+    prefix = name[: stem + len(SCRATCH_STEM)]
+    return (f"{folder}/{prefix}" if folder else prefix) in prefixes
+
+
 def _check_files(
     base: Base,
     items: list[Item],
@@ -698,8 +726,9 @@ def _check_files(
 ) -> None:
     # Files of deleting items are owned until their deletion job removes them.
     owned = _owned_files(items)
+    paid = _paid_prefixes(items)
     for rel, mtime in sorted(on_disk.items()):
-        if rel in owned:
+        if rel in owned or _kept_paid(rel, paid):
             continue
         name = rel.rpartition("/")[2]
         if name.startswith(TMP_PREFIX) and name.endswith(TMP_SUFFIX) and now - mtime < tmp_grace:

@@ -19,6 +19,7 @@ from app.knowledge.folder_scan import inside_data_folder
 from app.knowledge.imported_sources import is_imported
 from app.knowledge.jobs.item_creation import create_items, create_root
 from app.knowledge.jobs.queue import mark_deleting, queue_reindexes, queue_work, top_roots
+from app.knowledge.jobs.runner import TIMEOUT_MESSAGE
 from app.knowledge.material_paths import CONTAINER_TYPES, url_material_name
 from app.knowledge.pipeline.sources.address_policy import AddressRefused, check_literal
 from app.knowledge.pipeline.sources.web import FetchError, check_url
@@ -393,16 +394,34 @@ RESUMABLE_CODES = frozenset(
 )
 
 
-def reindex_interrupted(parts: EngineParts, base_id: str) -> list[Item]:
-    """Reindex the base's items that failed with a RESUMABLE_CODES code (what `trove resume`
-    finishes after a full disk); those whose source is gone stay as they are."""
-    failed = [
-        i
-        for i in parts.catalog.list_items(base_id)
-        if i.status is ItemStatus.FAILED and i.error_code in RESUMABLE_CODES
-    ]
-    wanted = [r.id for r in top_roots(parts.catalog, failed) if check_source(r) is SourceCheck.OK]
-    return reindex(parts, base_id, wanted) if wanted else []
+def resume_interrupted(parts: EngineParts, base_id: str) -> list[Item]:
+    """Put the base's items a crash interrupted or a full / read-only disk failed
+    (RESUMABLE_CODES) back to work, where their sources are still there; returns them. Recovery kept the vectors they had paid for beside their materials
+    (paid_vectors.py), so their indexing does not embed those batches again. An item that
+    ran out of time is not among them: it would only run out of time again."""
+    _require_usable_base(parts, base_id)
+    with parts.mutex.lock(base_id), parts.catalog.transaction():
+        interrupted = [i for i in parts.catalog.list_items(base_id) if _interrupted(i)]
+        roots = [
+            r for r in top_roots(parts.catalog, interrupted) if check_source(r) is SourceCheck.OK
+        ]
+        parents: set[str] = set()
+        for root in roots:
+            start_again(parts, root, reacquire=True)
+            if root.parent_id is not None:
+                parents.add(root.parent_id)
+        for parent in parts.catalog.get_items(parents).values():
+            if parent.status in SETTLED_STATUSES:  # it shows its children's work again
+                parts.catalog.set_item_status(parent.id, ItemStatus.PROCESSING)
+        return [parts.catalog.require_item(r.id) for r in roots]
+
+
+def _interrupted(item: Item) -> bool:
+    return (
+        item.status is ItemStatus.FAILED
+        and item.error_code in RESUMABLE_CODES
+        and item.error_message != TIMEOUT_MESSAGE
+    )
 
 
 def _working_status(item: Item) -> ItemStatus:

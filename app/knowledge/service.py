@@ -399,10 +399,12 @@ class KnowledgeService:
         self._require_writable()
         return ingestion.reindex(self.parts, base_id, item_ids)
 
-    def reindex_interrupted(self, base_id: str) -> list[Item]:
-        """Reindex the items an interruption or a full / read-only disk failed (resume)."""
+    def resume_interrupted(self, base_id: str) -> list[Item]:
+        """Recover, then put the items a crash interrupted back to work (their sources still
+        there), without paying again for the vectors they had embedded."""
         self._require_writable()
-        return ingestion.reindex_interrupted(self.parts, base_id)
+        self.recover()
+        return ingestion.resume_interrupted(self.parts, base_id)
 
     def restore_base(self, base_id: str, embedding_model: str | None = None) -> RebuildReport:
         """Rebuild a base from its own copies, optionally with another embedding model."""

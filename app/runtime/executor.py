@@ -315,13 +315,26 @@ class JobExecutor(QObject):
         self._pool.start(_Worker(self))
 
     def shutdown(self, timeout_ms: int = 30_000) -> bool:
-        """Ask running jobs to stop at their next step and wait for them."""
+        """Ask running jobs to stop at their next step and wait for them: each stopped job
+        goes back to the queue (hand_back.py). Those still running after the wait are
+        marked so that recovery hands them back once this process is gone."""
         self._stopping.set()
         self._due_timer.stop()
         self._flush_timer.stop()
         done = self._pool.waitForDone(timeout_ms)
         self._on_flush_progress()
+        if not done:
+            self._mark_stopped_at_exit()
         return bool(done)
+
+    def _mark_stopped_at_exit(self) -> None:
+        with self._lock:
+            late = list(self._running.values())
+        for job in late:
+            try:
+                self._service.jobs.mark_stopped_at_exit(job.id, self._owner)
+            except Exception:  # the catalog refuses writes: recovery abandons it instead
+                log.warning("job %s could not be marked for hand-back", job.id, exc_info=True)
 
     # -- worker side (called on pool threads) ---------------------------------------------
 

@@ -480,8 +480,9 @@ class MainWindow(QMainWindow):
             self,
             self.tr("Quit Trove"),
             self.tr(
-                "%n item(s) are being indexed right now. Quit anyway? They are marked "
-                "interrupted and can be reindexed; items still waiting are indexed next time.",
+                "%n item(s) are being indexed right now. Quit anyway? They stop and go back "
+                "to the queue with the items still waiting, and are indexed the next time "
+                "Trove runs; nothing already embedded is paid for again.",
                 "",
                 running,
             ),

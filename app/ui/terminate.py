@@ -1,6 +1,6 @@
 """SIGTERM (a logout, `kill`) closes the window as its close button would, minus the
-questions: the layout is saved, pending deletions carried out, running jobs marked
-interrupted and the reading processes stopped, instead of dying as from SIGKILL.
+questions: the layout is saved, pending deletions carried out, running jobs handed back
+to the queue and the reading processes stopped, instead of dying as from SIGKILL.
 
 Python runs a signal handler only between bytecodes of the main thread, which may sit in
 Qt's C++ event loop for as long as nothing happens; so the signal's wake-up byte goes to a

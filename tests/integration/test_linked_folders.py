@@ -17,7 +17,7 @@ from app.knowledge.jobs.kinds import JobKind
 from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.jobs.runner import run_job
 from app.knowledge.service import KnowledgeService
-from app.knowledge.types import Item, ItemStatus, ItemType
+from app.knowledge.types import Item, ItemStatus, ItemType, SearchMode
 from tests.conftest import write_files
 from tests.fakes import FakeEmbedder, FakeModels
 
@@ -342,3 +342,71 @@ def test_only_folder_roots_link(kb: KnowledgeService, folder: Path) -> None:
     kb.unlink_folder(base_id, root_id)
     assert kb.linked_folders(base_id) == []
     assert kb.catalog.file_snapshots(root_id) == {}
+
+
+def test_a_renamed_file_is_found_and_shown_under_its_new_name(
+    kb: KnowledgeService, folder: Path
+) -> None:
+    """Found by the sync simulation (seeds 1, 2, 4, ...): the index kept a renamed file's
+    old title, so results named it by its old name and its new name found nothing."""
+    base_id, _root_id = _linked(kb, folder)
+    (folder / "deep" / "charlie.txt").rename(folder / "deep" / "rodent-notes.txt")
+    _sync(kb, base_id)
+    hits = kb.search(base_id, "rodent", mode=SearchMode.BM25).results  # the title only
+    assert [(h.source, h.title) for h in hits] == [
+        (str(folder / "deep" / "rodent-notes.txt"), "rodent-notes")
+    ]
+    # What a fresh index of the folder holds for it, chunk for chunk.
+    fresh = kb.create_base("fresh", embedding_model="fake:bow")
+    kb.add(fresh.id, [folder])
+    kb.run_pending_jobs(fresh.id)
+    renamed, indexed = (
+        next(i for i in kb.list_items(b) if i.source.endswith("rodent-notes.txt"))
+        for b in (base_id, fresh.id)
+    )
+    assert renamed.title == indexed.title == "rodent-notes"
+    assert [
+        (c.char_start, c.char_end, c.text, c.title) for c in kb.item_chunks(base_id, renamed.id)
+    ] == [(c.char_start, c.char_end, c.text, c.title) for c in kb.item_chunks(fresh.id, indexed.id)]
+
+
+def test_a_sync_killed_before_it_looked_does_not_swallow_the_next_request(
+    kb: KnowledgeService, folder: Path
+) -> None:
+    """Found by the sync simulation (seeds 18 and 42 of one run): a sync claimed by a
+    process that died before it took its lease still held the request key, so the next
+    process's request returned it, nothing ran, and the changes waited for another sync."""
+    base_id, _root_id = _linked(kb, folder)
+    write_files(folder, {"echo.md": "# Echo\n\nThe emu runs."})
+    old = time.time() - 60  # settled: no second look needed
+    os.utime(folder / "echo.md", (old, old))
+    kb.request_sync(base_id)
+    dead = kb.catalog.claim_next_job(base_id, owner="1:0.000")  # pid 1 never started then
+    assert dead is not None and dead.kind == JobKind.SYNC_FOLDER
+    kb.request_sync(base_id)  # the next process asks, before any recovery runs
+    kb.run_pending_jobs(base_id)
+    assert _found(kb, base_id, "emu") == {str(folder / "echo.md")}
+
+
+def test_a_rename_that_gives_chunks_another_size_indexes_the_file_as_a_fresh_index_would(
+    kb: KnowledgeService, tmp_path: Path
+) -> None:
+    """Chunks as long as the model reads leave room for the title repeated in front of
+    them: a longer title, shorter chunks. Only then does a rename cost embedding calls."""
+    words = " ".join(f"word{n}" for n in range(700))  # one paragraph: cut between words
+    folder = write_files(tmp_path / "long", {"a.txt": words})
+    base = kb.create_base("kb", embedding_model="fake:bow", chunk_size=100_000)
+    kb.add_linked_folders(base.id, [folder])
+    kb.run_pending_jobs(base.id)
+    (folder / "a.txt").rename(folder / "a much longer name than before.txt")
+    _sync(kb, base.id)
+    fresh = kb.create_base("fresh", embedding_model="fake:bow", chunk_size=100_000)
+    kb.add(fresh.id, [folder])
+    kb.run_pending_jobs(fresh.id)
+    renamed, indexed = (
+        next(i for i in kb.list_items(b) if i.type is ItemType.FILE) for b in (base.id, fresh.id)
+    )
+    spans = [(c.char_start, c.char_end) for c in kb.item_chunks(base.id, renamed.id)]
+    assert len(spans) > 1
+    assert spans == [(c.char_start, c.char_end) for c in kb.item_chunks(fresh.id, indexed.id)]
+    assert renamed.status is ItemStatus.COMPLETED

@@ -28,6 +28,7 @@ from app.knowledge.pipeline.sources.web import (
     fetch_url,
     make_client,
 )
+from app.knowledge.service import KnowledgeService
 from app.knowledge.types import ErrorCode
 from tests.trickle import SLOW_HEADERS, TrickleServer, serving, unanswered_connects
 
@@ -181,9 +182,11 @@ def wait_for(event: threading.Event, proc: subprocess.Popen[str], seconds: float
     return event.is_set()
 
 
-def test_ctrl_c_during_a_slow_fetch_leaves_no_item_processing(
+def test_ctrl_c_during_a_slow_fetch_hands_the_item_back_to_the_queue(
     tmp_path: Path, header_loris: TrickleServer
 ) -> None:
+    """Ctrl-C is a normal exit: it stops at once and fails nothing; the item waits in the
+    queue for the next Trove process (the window, `trove resume`)."""
     home = tmp_path / "home"
     created = trove(home, "base", "create", "Web")
     assert created.returncode == 0, created.stderr
@@ -209,6 +212,13 @@ def test_ctrl_c_during_a_slow_fetch_leaves_no_item_processing(
             proc.communicate()
     assert took < 5, f"the CLI needed {took:.1f} s to stop after Ctrl-C"
     assert proc.returncode == 130, stderr
+    assert "trove resume Web" in stderr, stderr
     [item] = items(home, "Web")
-    assert item["status"] == "failed", item
-    assert item["errorCode"] == ErrorCode.INDEXING_INTERRUPTED
+    assert item["status"] == "processing" and item["errorCode"] is None, item
+    svc = KnowledgeService(home)
+    try:
+        [job] = svc.catalog.list_jobs()
+        assert (job.kind, job.status, job.owner) == ("index-documents", "queued", None)
+        assert svc.get_item(item["id"]).phase is None  # shown as waiting, not "Reading"
+    finally:
+        svc.close()

@@ -106,11 +106,9 @@ SCENARIOS: dict[str, Scenario] = {
         "abandoned",
         ErrorCode.INDEXING_INTERRUPTED,
     ),
+    # A normal exit fails nothing: the job goes back to the queue (hand_back.py).
     "shutdown": Scenario(
-        "note",
-        _raising(lambda: JobCancelled(CancelReason.SHUTDOWN)),
-        "abandoned",
-        ErrorCode.INDEXING_INTERRUPTED,
+        "note", _raising(lambda: JobCancelled(CancelReason.SHUTDOWN)), "queued", None
     ),
     "item-gone": Scenario("note", _deleted_meanwhile, "done", None),
     "success": Scenario("note", None, "done", None),
@@ -161,8 +159,7 @@ SITES = [
     Site("disk-full-in-handler", "finish_job", "failed"),
     Site("timeout", "set_item_status"),
     Site("timeout", "finish_job", "abandoned"),
-    Site("shutdown", "set_item_status"),
-    Site("shutdown", "finish_job", "abandoned"),
+    Site("shutdown", "hand_back_job"),
     Site("item-gone", "finish_job", "done"),
     Site("success", "set_item_status", "completed"),  # the handler's own status flip
     Site("success", "finish_job", "done"),
@@ -171,7 +168,7 @@ SITES = [
     Site("child-failure", "set_item_status", parent=True),
     Site("delete-error-early", "retry_job"),
     Site("delete-error-last-attempt", "finish_job", "failed"),
-    Site("delete-shutdown", "requeue_job"),
+    Site("delete-shutdown", "hand_back_job"),
     Site("damaged-job", "set_item_status"),
     Site("damaged-job", "finish_job", "failed"),
 ]
@@ -350,7 +347,7 @@ def test_drain_returns_when_every_outcome_write_fails(
     base = svc.create_base("kb")
     folder = write_files(tmp_path / "docs", FOLDER)
     svc.add(base.id, [folder])
-    faults = [Fault(m, fault, None) for m in ("finish_job", "retry_job", "requeue_job")]
+    faults = [Fault(m, fault, None) for m in ("finish_job", "retry_job", "hand_back_job")]
     faults.append(Fault("set_item_status", fault, None, status="failed"))
     lift = inject(svc.catalog, faults)
     started = time.monotonic()
@@ -418,7 +415,7 @@ def test_executor_drains_when_no_job_end_can_be_recorded(
     fault: str,
 ) -> None:
     svc, base_id = folder_svc
-    methods = ("finish_job", "retry_job", "requeue_job", "release_job")
+    methods = ("finish_job", "retry_job", "hand_back_job", "release_job")
     faults = [Fault(m, fault, None) for m in methods]
     faults.append(Fault("set_item_status", fault, None, status="failed"))
     lift = inject(svc.catalog, faults)
@@ -490,7 +487,7 @@ CLI_CASES = {
             {"method": "set_item_status", "fault": "full", "times": None, "status": "failed"},
             *(
                 {"method": m, "fault": "full", "times": None}
-                for m in ("finish_job", "retry_job", "requeue_job", "release_job")
+                for m in ("finish_job", "retry_job", "hand_back_job", "release_job")
             ),
         ],
         ErrorCode.INDEXING_INTERRUPTED,

@@ -114,6 +114,25 @@ class JobRows(CatalogConnection):
             (error, time.time(), job_id),
         )
 
+    def hand_back_job(self, job_id: int, error: str) -> None:
+        """Put a running job back in the queue as it was before its claim (a normal exit
+        stopped it): due at once, no owner, and the claim not counted as an attempt."""
+        self._exec(
+            "UPDATE jobs SET status = 'queued', owner = NULL, not_before = 0, "
+            "attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, "
+            "last_error = ?, updated_at = ? WHERE id = ? AND status = 'running'",
+            (error, time.time(), job_id),
+        )
+
+    def mark_running_job(self, job_id: int, owner: str, error: str) -> None:
+        """Note why a job still running under `owner` will stop (it keeps its owner). On
+        a server the row names the owner with its machine (`host/owner`)."""
+        self._exec(
+            "UPDATE jobs SET last_error = ?, updated_at = ? "
+            "WHERE id = ? AND status = 'running' AND (owner = ? OR owner LIKE ?)",
+            (error, time.time(), job_id, owner, f"%/{owner}"),
+        )
+
     def finish_job(self, job_id: int, status: str, error: str | None = None) -> None:
         """Record a job's end. Finished jobs are deleted: only failures are kept, for diagnosis."""
         if status == "done":

@@ -407,6 +407,14 @@ class ServerRouting(ItemRows, JobRows, PortableRows, LinkedFolderRows):
         server = self._job_server(job_id)
         (server or super()).requeue_job(job_id, error)  # type: ignore[union-attr]
 
+    def hand_back_job(self, job_id: int, error: str) -> None:
+        server = self._job_server(job_id)
+        (server or super()).hand_back_job(job_id, error)  # type: ignore[union-attr]
+
+    def mark_running_job(self, job_id: int, owner: str, error: str) -> None:
+        server = self._job_server(job_id)
+        (server or super()).mark_running_job(job_id, owner, error)  # type: ignore[union-attr]
+
     def finish_job(self, job_id: int, status: str, error: str | None = None) -> None:
         server = self._job_server(job_id)
         (server or super()).finish_job(job_id, status, error)  # type: ignore[union-attr]

@@ -26,7 +26,7 @@ from app.knowledge.imported_sources import is_imported
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.errors import ItemFailure, JobCancelled, RetryableFailure
 from app.knowledge.jobs.kinds import policy_for
-from app.knowledge.jobs.paid_vectors import PaidVectors, scratch_name
+from app.knowledge.jobs.paid_vectors import PaidVectors, is_scratch, scratch_name
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.jobs.queue import queue_check
 from app.knowledge.material_paths import material_path, stored_files
@@ -92,8 +92,9 @@ def temp_prefix(target: Path) -> str:
     return ".tmp-" + hashlib.sha256(target.name.encode("utf-8")).hexdigest()[:12] + "-"
 
 
-def remove_temp_files(raw: Path, item: Item) -> int:
+def remove_temp_files(raw: Path, item: Item, *, keep_paid: bool = False) -> int:
     """Remove what interrupted writes of the item's files left under raw/; returns how many.
+    With `keep_paid`, the record of vectors already paid for stays (paid_vectors.py).
 
     Only for an item no live job works on: its writes cannot be in flight.
     """
@@ -103,7 +104,10 @@ def remove_temp_files(raw: Path, item: Item) -> int:
             target = path_safety.resolve_below(raw, rel)
         except path_safety.UnsafePathError:
             continue
-        for leftover in target.parent.glob(temp_prefix(target) + "*" + TEMP_SUFFIX):
+        prefix = temp_prefix(target)
+        for leftover in target.parent.glob(prefix + "*" + TEMP_SUFFIX):
+            if keep_paid and is_scratch(leftover.name, prefix):
+                continue
             leftover.unlink(missing_ok=True)
             removed += 1
     return removed
@@ -254,8 +258,8 @@ def run(ctx: JobContext, job: Job) -> None:
     except RecognitionNeeded as need:
         _submit_recognition(ctx, base, item, need, reacquire=reacquire)
         return
-    except BaseException:
-        if recognition.pages_file is not None:
+    except BaseException as exc:
+        if recognition.pages_file is not None and not _handed_back(exc):
             ocr_tasks.discard(ocr_folder)
         raise
     paid = _paid_vectors(ctx, base, item)
@@ -266,6 +270,12 @@ def run(ctx: JobContext, job: Job) -> None:
         _forget_if_gone(ctx, item, got)
         # The runner queues the job again: its next run reuses the batches paid for.
         retried = job.attempts < policy_for(job.kind).attempts
+        raise
+    except JobCancelled as exc:
+        _forget_if_gone(ctx, item, got)
+        # A normal exit hands the job back (runner): its next run, in whichever process,
+        # reuses the batches paid for and the pages recognised.
+        retried = _handed_back(exc)
         raise
     except FileNotFoundError as exc:
         # The chunk texts are read back from the material under raw/: gone, it was most
@@ -287,6 +297,10 @@ def run(ctx: JobContext, job: Job) -> None:
             paid.discard()
         if recognition.pages_file is not None and not retried:
             ocr_tasks.discard(ocr_folder)
+
+
+def _handed_back(exc: BaseException) -> bool:
+    return isinstance(exc, JobCancelled) and exc.reason is CancelReason.SHUTDOWN
 
 
 # The first poll of a recognition; later polls back off (check_file_processing.py).

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from app.knowledge.catalog import Job
 from app.knowledge.engine import EngineParts
 from app.knowledge.jobs.context import CancelCheck, JobContext, ProgressCallback
+from app.knowledge.jobs.hand_back import STOPPED_AT_EXIT
 from app.knowledge.jobs.recovery import job_items
 from app.knowledge.types import ItemPhase
 
@@ -42,6 +43,10 @@ class JobQueue:
 
     def release(self, job_id: int, error: str) -> None:
         self._parts.catalog.release_job(job_id, error)
+
+    def mark_stopped_at_exit(self, job_id: int, owner: str) -> None:
+        """A job still running as its process exits normally: recovery hands it back."""
+        self._parts.catalog.mark_running_job(job_id, owner, STOPPED_AT_EXIT)
 
     def set_item_phase(self, item_id: str, phase: ItemPhase | None, percent: float | None) -> None:
         """Persist a running item's phase, for other processes that read progress."""

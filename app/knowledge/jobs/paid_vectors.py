@@ -8,7 +8,10 @@ carries the model and vector size, so a base switched to another model never rea
 
 A file rather than memory: another Trove process may run the retry, and the name follows
 the temporary-file pattern of the material's writes (`temp_prefix` ... `.part`), so
-recovery and deletion remove a leftover with the item's other temporaries.
+deletion removes a leftover with the item's other temporaries. The record outlives a stop
+too: a normal exit hands the job back (hand_back.py), and after a crash recovery keeps the
+record beside the interrupted item, so `trove resume` (or a reindex) finishes it without
+paying for those batches again.
 """
 
 from __future__ import annotations
@@ -24,9 +27,18 @@ from app.knowledge.pipeline.store.vector_codes import FloatMatrix
 HASH_BYTES = 32  # text_hash: 32 hex characters
 
 
+SCRATCH_STEM = "vectors-"
+
+
 def scratch_name(prefix: str, suffix: str, model_id: str, dims: int) -> str:
     tag = hashlib.sha256(f"{model_id}\0{dims}".encode()).hexdigest()[:12]
-    return f"{prefix}vectors-{tag}{suffix}"
+    return f"{prefix}{SCRATCH_STEM}{tag}{suffix}"
+
+
+def is_scratch(name: str, prefix: str) -> bool:
+    """Whether a temporary file named `name` (of a target whose temporaries start with
+    `prefix`) is a record of paid vectors, for any model."""
+    return name.startswith(prefix + SCRATCH_STEM)
 
 
 class PaidVectors:

@@ -1,11 +1,12 @@
 """Startup recovery: nothing is left spinning after a crash, and deletions always finish.
 
 - Running jobs whose process is gone follow their policy: `retry` jobs (delete-subtree)
-  go back to the queue; `abandon` jobs are dropped, so paid embedding work is never
-  silently spent again.
+  go back to the queue; `abandon` jobs are dropped (a crash interrupts them). A job its
+  process was handing back at a normal exit (hand_back.py) is handed back instead.
 - Items left preparing/processing with no live job fail with INDEXING_INTERRUPTED (they
-  can be reindexed by hand), and temporary files of their interrupted writes (and the
-  work folders of their text recognition) are removed;
+  can be reindexed by hand, or by `trove resume`), and temporary files of their
+  interrupted writes (and the work folders of their text recognition) are removed; the
+  record of vectors already paid for stays, so finishing them does not pay twice;
   folder and sitemap roots settle to their children's aggregate.
 - Items left deleting without a live delete job get one again, in groups of 500 roots.
 - Failed and abandoned job rows older than JOB_RETENTION_DAYS are deleted: they are kept
@@ -21,13 +22,14 @@ from dataclasses import dataclass
 
 from app.knowledge.catalog import Catalog, Job
 from app.knowledge.engine import EngineParts
+from app.knowledge.jobs.hand_back import hand_back, stopped_at_exit
 from app.knowledge.jobs.index_documents import remove_temp_files
 from app.knowledge.jobs.kinds import JobKind, Recovery, policy_for
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.jobs.queue import queue_deletes
 from app.knowledge.material_paths import CONTAINER_TYPES
 from app.knowledge.ocr import tasks as ocr_tasks
-from app.knowledge.types import RUNNING_STATUSES, ErrorCode, Item, ItemStatus
+from app.knowledge.types import RUNNING_STATUSES, SETTLED_STATUSES, ErrorCode, Item, ItemStatus
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +40,7 @@ JOB_RETENTION_DAYS = 14
 @dataclass(slots=True)
 class RecoveryReport:
     requeued_jobs: int = 0
+    handed_back_jobs: int = 0  # left running by a normal exit that did not wait for them
     abandoned_jobs: int = 0
     interrupted_items: int = 0
     resumed_deletions: int = 0
@@ -99,15 +102,20 @@ def recover(parts: EngineParts, *, now: float | None = None) -> RecoveryReport:
     report = RecoveryReport()
     now = time.time() if now is None else now
     report.pruned_jobs = catalog.prune_finished_jobs(now - JOB_RETENTION_DAYS * 86_400)
+    abandoned: set[str] = set()  # items of the jobs a crash cut short
     for job in catalog.list_jobs(statuses=("running",)):
         if catalog.job_owner_alive(job):
             continue  # another live Trove process is running it
-        if policy_for(job.kind).recovery is Recovery.RETRY:
+        if stopped_at_exit(job):
+            hand_back(catalog, job, "handed back after its process exited normally")
+            report.handed_back_jobs += 1
+        elif policy_for(job.kind).recovery is Recovery.RETRY:
             catalog.requeue_job(job.id, "resumed after an interrupted run")
             report.requeued_jobs += 1
         else:
             catalog.finish_job(job.id, "abandoned", "interrupted")
             report.abandoned_jobs += 1
+            abandoned.update(job_items(job))
 
     for base in catalog.list_bases():
         # One write transaction per base: the jobs and items are read and fixed as one
@@ -123,7 +131,14 @@ def recover(parts: EngineParts, *, now: float | None = None) -> RecoveryReport:
             by_id = {i.id: i for i in items}
             to_settle: list[str] = []
             for item in items:
-                if item.status not in RUNNING_STATUSES or item.id in busy:
+                if item.id in busy:
+                    continue
+                if item.status in SETTLED_STATUSES and item.id in abandoned:
+                    # Killed after its outcome landed, before it cleaned up: what it left
+                    # beside the material (the record of paid vectors too) is of no use.
+                    remove_temp_files(parts.layout.raw_dir(base.id), item)
+                    continue
+                if item.status not in RUNNING_STATUSES:
                     continue
                 if item.type in CONTAINER_TYPES and item.status is ItemStatus.PROCESSING:
                     to_settle.append(item.id)  # it only waits on its children
@@ -136,7 +151,7 @@ def recover(parts: EngineParts, *, now: float | None = None) -> RecoveryReport:
                 )
                 # A write cut short by the crash leaves a temporary file beside its target;
                 # a text recognition it waited on leaves its work folder.
-                remove_temp_files(parts.layout.raw_dir(base.id), item)
+                remove_temp_files(parts.layout.raw_dir(base.id), item, keep_paid=True)
                 ocr_tasks.discard(ocr_tasks.work_dir(parts.layout, base.id, item.id))
                 report.interrupted_items += 1
                 if item.parent_id:
@@ -153,7 +168,12 @@ def recover(parts: EngineParts, *, now: float | None = None) -> RecoveryReport:
             if orphans:
                 queue_deletes(parts, orphans, base.id)
                 report.resumed_deletions += len(orphans)
-    if report.interrupted_items or report.requeued_jobs or report.resumed_deletions:
+    if (
+        report.interrupted_items
+        or report.requeued_jobs
+        or report.handed_back_jobs
+        or report.resumed_deletions
+    ):
         log.warning("recovered after an interrupted run: %s", report)
     elif report.pruned_jobs:
         log.info(

@@ -5,12 +5,13 @@ Qt-free: the headless drain loop below and the Qt runtime's workers both call `r
 Whatever the handler raises, a job run ends in one of two ways (DESIGN.md section 5):
 
 - *recorded*: the outcome's writes landed (the item failed with its code, the job row is
-  done / failed / abandoned, or queued again for a retry);
+  done / failed / abandoned, or queued again for a retry or handed back by a normal exit);
 - *released*: a write of the outcome itself failed (catalog busy, disk full, I/O error)
   even after a few short retries. The job row stays `running` but loses its owner, which is
   what a job of a dead process looks like: startup recovery (this or any other Trove
   process) then applies the job's policy — an abandoned item becomes failed with
-  INDEXING_INTERRUPTED, a deletion is queued again. When even that write fails, the run is
+  INDEXING_INTERRUPTED, a deletion is queued again; a job a normal exit was handing back is
+  released marked as such, and recovery hands it back. When even that write fails, the run is
   `unrecorded`: the row still names this process, and recovery takes it after this process
   exits. Either way `run_job` returns, so waiters (the executor, `drain`) move on.
 """
@@ -43,6 +44,7 @@ from app.knowledge.jobs.errors import (
     RetryableFailure,
     storage_failure,
 )
+from app.knowledge.jobs.hand_back import STOPPED_AT_EXIT, hand_back
 from app.knowledge.jobs.kinds import JobKind, Recovery, policy_for
 from app.knowledge.jobs.owner import current_owner
 from app.knowledge.jobs.parents import settle_parent
@@ -84,7 +86,9 @@ class Outcome:
     status: str  # done, failed, abandoned, or queued (again)
     error: str | None = None  # kept on the job row
     fail_item: tuple[str, str] | None = None  # (code, message) the item fails with first
-    requeue: bool = False  # queued: at once (a requeue) rather than after `not_before`
+    # queued by a normal exit's hand-back (due at once, the claim not counted as an
+    # attempt) rather than as a retry after `not_before`
+    hand_back: bool = False
     not_before: float = 0.0
 
 
@@ -119,6 +123,8 @@ def release_job(ctx: JobContext, job: Job, reason: str) -> str:
 
 def _release(ctx: JobContext, job: Job, outcome: Outcome, exc: Exception) -> str:
     reason = f"could not record {outcome.status} ({type(exc).__name__}: {exc})"
+    if outcome.hand_back:
+        reason = STOPPED_AT_EXIT  # recovery hands it back, as this run meant to
     failure = storage_failure(exc, ctx.parts.layout.base_dir(job.base_id))
     log.error(
         "job %s (%s): its end could not be recorded: %s; handing it to recovery",
@@ -152,8 +158,8 @@ def _record(ctx: JobContext, job: Job, outcome: Outcome) -> None:
             f"finish job {job.id}",
             lambda: catalog.finish_job(job.id, outcome.status, outcome.error),
         )
-    elif outcome.requeue:
-        _persist(f"requeue job {job.id}", lambda: catalog.requeue_job(job.id, outcome.error))
+    elif outcome.hand_back:
+        _persist(f"hand back job {job.id}", lambda: hand_back(catalog, job))
     else:
         error = outcome.error or ""
         _persist(
@@ -174,7 +180,7 @@ def _decide(ctx: JobContext, job: Job, clock: Callable[[], float]) -> Outcome:
     try:
         handler(ctx, job)
     except JobCancelled as exc:
-        return _cancelled(policy.recovery, exc.reason)
+        return _cancelled(exc.reason)
     except PollLater as exc:
         return Outcome("queued", str(exc), not_before=clock() + exc.delay)
     except RetryableFailure as exc:
@@ -251,16 +257,17 @@ def _unrunnable(job: Job, has_handler: bool) -> str | None:
     return job.payload_error
 
 
-def _cancelled(recovery: Recovery, reason: CancelReason) -> Outcome:
+TIMEOUT_MESSAGE = "indexing took longer than the time limit and was stopped; reindex to try again"
+
+
+def _cancelled(reason: CancelReason) -> Outcome:
     if reason is CancelReason.ITEM_GONE:
         return Outcome("done", "item deleted or settled meanwhile")
-    if reason is CancelReason.SHUTDOWN and recovery is Recovery.RETRY:
-        return Outcome("queued", "interrupted by shutdown; resumes on the next start", requeue=True)
-    if reason is CancelReason.TIMEOUT:
-        message = "indexing took longer than the time limit and was stopped; reindex to try again"
-    else:
-        message = "Trove was closed while this item was being processed; reindex it to finish"
-    return Outcome("abandoned", str(reason), (ErrorCode.INDEXING_INTERRUPTED, message))
+    if reason is CancelReason.SHUTDOWN:
+        # A normal exit fails nothing: the next process to run the queue finishes the job,
+        # reusing what this run embedded (hand_back.py).
+        return Outcome("queued", hand_back=True)
+    return Outcome("abandoned", str(reason), (ErrorCode.INDEXING_INTERRUPTED, TIMEOUT_MESSAGE))
 
 
 def _fail_item(ctx: JobContext, job: Job, code: str, message: str) -> None:

@@ -3,7 +3,9 @@
 New files are added, changed ones (size or mtime moved, and the content hash confirms)
 indexed again, vanished ones deleted, and a file that vanished under one name and appeared
 under another with the same content (a rename, a move into a subfolder) keeps its item,
-chunks and vectors: only its source and title change, nothing is embedded again.
+chunks and vectors: only its source and title change (the title follows the name unless
+the document names itself; the index takes it too), nothing is embedded again; unless the
+new title gives its chunks another size, when it is indexed as a fresh index would cut it.
 
 A file still being written (its size or mtime moves between two looks, or it cannot be
 opened) is left for a follow-up sync a moment later, never indexed half-written.
@@ -20,10 +22,12 @@ import hashlib
 import logging
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.knowledge.catalog import Job
+from app.knowledge.chunk_sizing import sizing_for
 from app.knowledge.engine import EngineParts
 from app.knowledge.folder_scan import data_fence, follow_links, record_skipped
 from app.knowledge.imported_sources import is_imported
@@ -36,8 +40,16 @@ from app.knowledge.jobs.queue import mark_deleting, queue_index
 from app.knowledge.pipeline.readers.registry import SUPPORTED_EXTENSIONS
 from app.knowledge.pipeline.sources.directory import scan_directory
 from app.knowledge.pipeline.sources.ignore_rules import IgnoreRules
+from app.knowledge.pipeline.store.index_store import IndexStore
 from app.knowledge.sync_types import FileSnapshot, SyncChanges
-from app.knowledge.types import SETTLED_STATUSES, ErrorCode, Item, ItemStatus, ItemType
+from app.knowledge.types import (
+    SETTLED_STATUSES,
+    CancelReason,
+    ErrorCode,
+    Item,
+    ItemStatus,
+    ItemType,
+)
 
 log = logging.getLogger(__name__)
 
@@ -62,14 +74,25 @@ def lease_key(root_id: str) -> str:
 def queue_sync(
     parts: EngineParts, base_id: str, root_id: str, *, delay: float = 0.0, round_: int = 0
 ) -> Job:
-    """Ask for a sync of a linked folder; a sync already queued for it covers this one."""
-    return parts.catalog.enqueue_job(
-        JobKind.SYNC_FOLDER,
-        base_id,
-        payload={"root": root_id, "round": round_},
-        idempotency_key=sync_key(root_id),
-        not_before=time.time() + delay if delay else 0.0,
-    )
+    """Ask for a sync of a linked folder; a sync already queued for it covers this one.
+
+    So does one that was claimed and has not looked yet (it holds the request key until it
+    takes its lease), unless its process is gone: killed before it took the lease, it
+    would swallow the request until recovery dropped it, and the changes asked about would
+    wait for some later sync. It is dropped here instead, as _take_lease does.
+    """
+    for _ in range(2):
+        job = parts.catalog.enqueue_job(
+            JobKind.SYNC_FOLDER,
+            base_id,
+            payload={"root": root_id, "round": round_},
+            idempotency_key=sync_key(root_id),
+            not_before=time.time() + delay if delay else 0.0,
+        )
+        if job.status != "running" or parts.catalog.job_owner_alive(job):
+            break
+        parts.catalog.finish_job(job.id, "abandoned", "its process is gone")
+    return job
 
 
 def file_digest(path: Path) -> str:
@@ -110,9 +133,14 @@ def run(ctx: JobContext, job: Job) -> None:
     except _FolderMissing as exc:
         parts.catalog.set_sync_finished(root_id, exc.message)
         return
-    except JobCancelled:
-        # Trove is closing: the next start syncs every linked folder again.
+    except JobCancelled as exc:
         parts.catalog.set_sync_finished(root_id, link.last_error, synced=False)
+        if exc.reason is CancelReason.SHUTDOWN:
+            # A normal exit: the sync is asked for again, for whichever process runs the
+            # queue next. A fresh request rather than this job handed back, which would
+            # keep the lease key of a running sync while it waits in the queue.
+            queue_sync(parts, job.base_id, root_id, round_=round_)
+            return
         raise
     except Exception as exc:
         parts.catalog.set_sync_finished(root_id, f"{type(exc).__name__}: {exc}")
@@ -205,7 +233,10 @@ def _sync(ctx: JobContext, root: Item, patterns: tuple[str, ...]) -> SyncChanges
             parts.catalog.set_sync_progress(root.id, done, total)
             last_report = time.monotonic()
     parts.catalog.set_sync_progress(root.id, total, total)
-    _apply(parts, root, plan, snapshots, hashed, changes)
+    # Asked before the base mutex is taken: the model may be asked its input size.
+    room_for = _chunk_room(parts, root.base_id) if plan.new and plan.gone else None
+    _apply(parts, root, plan, snapshots, hashed, changes, room_for)
+    _follow_titles(parts, root)
     return changes
 
 
@@ -302,6 +333,7 @@ def _apply(
     snapshots: dict[str, FileSnapshot],
     hashed: dict[str, str],
     changes: SyncChanges,
+    room_for: Callable[[str], tuple[int, int]] | None = None,
 ) -> None:
     """Write what the sync found, in one catalog transaction under the base mutex."""
     folder = Path(root.source)
@@ -321,6 +353,7 @@ def _apply(
         fresh: list[_Look] = []
         renamed_ids: set[str] = set()
         put: list[tuple[str, FileSnapshot]] = []
+        restarted = False
         for look in plan.new:
             digest = hashed.get(look.rel)
             if digest is None or str(look.path) in present:
@@ -338,9 +371,13 @@ def _apply(
                 put.append((child.id, FileSnapshot(look.size, look.mtime_ns, digest)))
                 renamed_ids.add(child.id)
                 changes.renamed.append((old_rel, look.rel))
+                latest = parts.catalog.get_item(child.id)
+                if latest is not None and _index_again(latest, child.title, room_for):
+                    parts.catalog.set_item_status(child.id, ItemStatus.PROCESSING)
+                    queue_index(parts, latest, reacquire=True)
+                    restarted = True
             else:
                 fresh.append(look)
-        restarted = False
         for child, look, snap in plan.check:
             digest = hashed.get(look.rel)
             latest = parts.catalog.get_item(child.id)
@@ -387,6 +424,52 @@ def _apply(
             parts.catalog.set_item_status(root.id, ItemStatus.PROCESSING)
         elif removed:
             settle_parent(parts.catalog, root.id)
+
+
+def _chunk_room(parts: EngineParts, base_id: str) -> Callable[[str], tuple[int, int]]:
+    """The chunk size and overlap the base's documents get for a given title: the title is
+    repeated in front of chunks for the embedding model, and takes room from them when
+    chunks are as long as the model reads (ChunkSizing.with_title)."""
+    sizing = sizing_for(parts.catalog.require_base(base_id), parts.models)
+
+    def room(title: str) -> tuple[int, int]:
+        titled = sizing.with_title(title)
+        return titled.effective_size, titled.effective_overlap
+
+    return room
+
+
+def _index_again(
+    renamed: Item, old_title: str, room_for: Callable[[str], tuple[int, int]] | None
+) -> bool:
+    """Whether a renamed file's item must be indexed again to hold what a fresh index of it
+    would: when its new title gives its chunks another size (their texts change), or when
+    it had failed (a crash interrupted it, say). Otherwise its chunks are the same and keep
+    their vectors (nothing is embedded again; the vectors keep the old title in front), and
+    the index only takes the new title (_follow_titles)."""
+    if renamed.status is ItemStatus.FAILED:
+        return True
+    if renamed.status is not ItemStatus.COMPLETED or renamed.title == old_title:
+        return False
+    return room_for is not None and room_for(old_title) != room_for(renamed.title)
+
+
+def _follow_titles(parts: EngineParts, root: Item) -> None:
+    """The index shows a renamed file under its new title, as a fresh index of it would
+    (search results name it, and its full-text rows match it).
+
+    Checked for every indexed child rather than for this sync's renames alone: the index
+    is another database than the catalog, and a sync killed between the two writes would
+    leave it a title behind; the next sync puts it right."""
+    store = parts.stores.get(root.base_id)
+    if not isinstance(store, IndexStore):
+        return  # linked folders are this computer's own bases
+    with parts.mutex.lock(root.base_id):
+        titles = store.titles()
+        for child in parts.catalog.list_items(root.base_id, parent_id=root.id):
+            stored = titles.get(child.id)
+            if child.status is ItemStatus.COMPLETED and stored not in (None, child.title):
+                store.retitle_material(child.id, child.title)
 
 
 def _rel(folder: Path, source: str) -> str:

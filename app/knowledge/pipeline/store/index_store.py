@@ -686,6 +686,36 @@ class IndexStore:
     def item_ids(self) -> list[str]:
         return [str(r[0]) for r in self._reader().execute("SELECT item_id FROM materials")]
 
+    def titles(self) -> dict[str, str]:
+        """Each material's title by item id (shown with its search results, and indexed)."""
+        rows = self._reader().execute("SELECT item_id, title FROM materials")
+        return {str(item_id): str(title) for item_id, title in rows}
+
+    def retitle_material(self, item_id: str, title: str) -> bool:
+        """Give an item's material another title (its file was renamed): the stored title
+        and the title column of its full-text rows; chunks and vectors stay. False when the
+        item has no material."""
+        with self._write_lock, self._writing():
+            row = self._writer.execute(
+                "SELECT id FROM materials WHERE item_id = ?", (item_id,)
+            ).fetchone()
+            if row is None:
+                return False
+            material_id = int(row[0])
+            self._writer.execute(
+                "UPDATE materials SET title = ? WHERE id = ?", (title, material_id)
+            )
+            units = [
+                int(r[0])
+                for r in self._writer.execute(
+                    "SELECT id FROM fts_units WHERE material_id = ?", (material_id,)
+                )
+            ]
+            for unit in units:
+                self._writer.execute("DELETE FROM chunks_fts WHERE rowid = ?", (unit,))
+            self._rebuild_material_fts(material_id, index_text(title))
+        return True
+
     def vectors_for_hashes(self, hashes: Iterable[str]) -> dict[str, npt.NDArray[np.float32]]:
         """Stored vectors for chunk texts already embedded in this base (reuse, not re-spend)."""
         conn = self._reader()
