@@ -157,7 +157,7 @@ def _add_base_commands(commands: Subcommands) -> None:
     bset.add_argument(
         "--agent-private-urls",
         choices=["on", "off"],
-        help="let web pages that agents add (and those of an imported base) reach this "
+        help="let web pages that agents add reach this "
         "computer and the local network (localhost, 10.x, 192.168.x, 169.254.x); "
         "off by default: only public internet addresses",
     )

@@ -92,10 +92,10 @@ class Watch:
             return EXIT_FAILED
         ids = list(self._interrupted)
         if ids:
-            named = " ".join(ids) if len(ids) <= HINT_MAX_IDS else "ITEM... (see trove item list)"
+            named = " ".join(ids) if len(ids) <= HINT_MAX_IDS else "see trove item list"
             line += (
                 f"; {len(ids)} item(s) were marked interrupted ({ErrorCode.INDEXING_INTERRUPTED})"
-                f"; reindex them with: trove reindex {shlex.quote(self._base.id)} {named}"
+                f"; finish them with: trove resume {shlex.quote(self._base.id)} ({named})"
             )
         else:
             line += "; no item was interrupted"

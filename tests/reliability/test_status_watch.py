@@ -186,8 +186,8 @@ def test_watch_ends_when_the_indexing_process_is_killed(
     message = errors.splitlines(keepends=True)[-1]
     stopped = re.fullmatch(
         rf"the process indexing '{BASE}' stopped \(pid {add.pid} is gone\); (\d+) item\(s\) "
-        rf"were marked interrupted \({ErrorCode.INDEXING_INTERRUPTED}\); reindex them with: "
-        rf"trove reindex {base_id} ([0-9a-f ]+?)(?:; (\d+) queued item\(s\) will run the next time "
+        rf"were marked interrupted \({ErrorCode.INDEXING_INTERRUPTED}\); finish them with: "
+        rf"trove resume {base_id} \(([0-9a-f ]+?)\)(?:; (\d+) queued item\(s\) will run the next time "
         rf"Trove runs its queue \(the window, or: trove resume {base_id}\))?\n",
         message,
     )
