@@ -3,7 +3,10 @@ with results), rendered to a PNG."""
 
 from __future__ import annotations
 
+import atexit
 import logging
+import shutil
+import tempfile
 from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
@@ -18,7 +21,9 @@ log = logging.getLogger(__name__)
 
 
 def build_demo(ctx: UiContext, language: str) -> Demo:
-    folder = ctx.service.layout.home / "demo-files"
+    # Outside the data folder: Trove never takes in files from inside its own data folder.
+    folder = Path(tempfile.mkdtemp(prefix="trove-demo-files-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
     model = ctx.service.offline_model()
     try:
         return create_demo(ctx.service, folder, language=language, embedding_model=model)
