@@ -78,7 +78,12 @@ def cmd_add(svc: KnowledgeService, args: argparse.Namespace) -> int:
             print(f"error: {source}: {message}", file=sys.stderr)
     print(f"added {len(added)} item(s) to {base.name!r}", file=sys.stderr)
     code = process_and_report(
-        svc, base, {i.id for i in added}, wait=args.wait, errors=any(r.errors for r in reports)
+        svc,
+        base,
+        {i.id for i in added},
+        wait=args.wait,
+        errors=any(r.errors for r in reports),
+        until_searchable=args.until_searchable,
     )
     print_skipped(svc, [i.id for i in added], verbose=getattr(args, "verbose", False))
     return code

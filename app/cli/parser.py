@@ -37,6 +37,7 @@ from app.cli.providers import (
 from app.cli.search import cmd_search
 from app.cli.status import cmd_status
 from app.cli.sync import add_link_commands, add_sync_arguments, add_sync_command
+from app.cli.vectors import add_vectors_command
 from app.knowledge.ask.engine import ANSWER_SECONDS
 from app.knowledge.types import OnConflict
 
@@ -330,6 +331,13 @@ def _add_item_commands(commands: Subcommands) -> None:
         "--wait", action="store_true", help="exit non-zero if any item failed, listing the failures"
     )
     add.add_argument(
+        "--until-searchable",
+        action="store_true",
+        help="on a base with an embedding model: return once everything is searchable by "
+        "full text, leaving the vectors to compute in the background (by default the "
+        "command waits for the vectors too, and says when the documents became searchable)",
+    )
+    add.add_argument(
         "--on-conflict",
         choices=[c.value for c in OnConflict],
         default="skip",
@@ -387,6 +395,7 @@ def _add_upkeep_commands(commands: Subcommands) -> None:
     status.add_argument("base", metavar="BASE")
     status.add_argument("--watch", action="store_true", help="refresh until nothing is in progress")
     status.set_defaults(func=cmd_status)
+    add_vectors_command(commands)
 
     doctor = commands.add_parser(
         "doctor", help="check that the catalog, indexes and stored files agree"

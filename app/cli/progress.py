@@ -10,6 +10,7 @@ from contextlib import contextmanager
 import apsw
 
 from app.cli.output import EXIT_FAILED, EXIT_OK, bar, shown
+from app.cli.vectors_line import status_line
 from app.knowledge.jobs.errors import storage_failure
 from app.knowledge.material_paths import CONTAINER_TYPES
 from app.knowledge.service import KnowledgeService
@@ -25,11 +26,24 @@ from app.runtime.headless import run_until_drained
 
 
 def process_and_report(
-    svc: KnowledgeService, base: Base, item_ids: set[str] | None, *, wait: bool, errors: bool
+    svc: KnowledgeService,
+    base: Base,
+    item_ids: set[str] | None,
+    *,
+    wait: bool,
+    errors: bool,
+    until_searchable: bool = False,
 ) -> int:
-    """Run the queue to the end, then summarise the items this command touched."""
+    """Run the queue to the end (or, with `until_searchable`, until the base's documents
+    are searchable by full text), then summarise the items this command touched."""
+    hybrid = base.embedding_model is not None
     with _progress_printer() as progress:
-        drain = run_until_drained(svc, progress)
+        drain = run_until_drained(
+            svc,
+            progress,
+            searchable=(lambda: svc.pending_documents(base.id) == 0) if hybrid else None,
+            until_searchable=until_searchable and hybrid,
+        )
     if drain.interrupted:
         print(
             f"interrupted; unfinished items wait in the queue (the window, or: trove resume "
@@ -52,6 +66,17 @@ def process_and_report(
         i for i in items if i.type in CONTAINER_TYPES and i.status is ItemStatus.PREPARING
     ]
     done = sum(1 for i in leaves if i.status is ItemStatus.COMPLETED)
+    if drain.searchable_after is not None:
+        print(f"searchable by full text after {drain.searchable_after:.1f} s", file=sys.stderr)
+    if hybrid:
+        vectors = svc.vector_status(base.id)
+        line = status_line(vectors)
+        if not vectors.done and not vectors.paused and vectors.stopped is None:
+            line += (
+                "; the rest is computed in the background by the next Trove that runs the "
+                f"queue (the window, or: trove vectors {shlex.quote(base.name)} --resume --wait)"
+            )
+        print(line, file=sys.stderr)
     summary = f"indexed {done} document(s), {len(failed)} failed"
     if unfinished:
         summary += f", {len(unfinished)} unfinished"

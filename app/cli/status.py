@@ -8,6 +8,7 @@ import time
 from collections.abc import Sequence
 
 from app.cli.output import EXIT_OK, bar, shown
+from app.cli.vectors_line import status_line
 from app.cli.watch import Watch
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import (
@@ -55,6 +56,8 @@ def _status_screen(svc: KnowledgeService, base: Base) -> str:
         f"{shown(base.name)} ({base.id}): "
         + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
     ]
+    if base.embedding_model is not None:
+        lines.append(status_line(svc.vector_status(base.id)))
     for item in items:
         if item.status in RUNNING_STATUSES:
             label = str(item.phase or item.status)

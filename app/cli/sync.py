@@ -93,7 +93,12 @@ def cmd_add_linked(svc: KnowledgeService, args: argparse.Namespace) -> int:
         print(f"error: {source}: {message}", file=sys.stderr)
     print(f"linked {len(report.added)} new folder(s) to {base.name!r}", file=sys.stderr)
     code = process_and_report(
-        svc, base, {i.id for i in report.added}, wait=args.wait, errors=bool(report.errors)
+        svc,
+        base,
+        {i.id for i in report.added},
+        wait=args.wait,
+        errors=bool(report.errors),
+        until_searchable=getattr(args, "until_searchable", False),
     )
     print_skipped(svc, [i.id for i in report.added], verbose=getattr(args, "verbose", False))
     return code

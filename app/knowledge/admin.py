@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from app.knowledge import server_index
+from app.knowledge import server_index, vector_stage
 from app.knowledge.base_names import checked_name
 from app.knowledge.catalog import new_id
 from app.knowledge.engine import EngineParts
@@ -152,6 +152,7 @@ def create_base(
         shutil.rmtree(base_dir, ignore_errors=True)
         parts.catalog.delete_base_row(base_id)
         server_index.forget_password(base_id)
+        vector_stage.forget(parts.catalog, base_id)
         raise
     return base
 
@@ -322,6 +323,7 @@ def delete_base(parts: EngineParts, base_id: str) -> None:
         shutil.rmtree(parts.layout.base_dir(base_id), ignore_errors=True)
         parts.catalog.delete_base_row(base_id)
         server_index.forget_password(base_id)
+        vector_stage.forget(parts.catalog, base_id)
 
 
 def detach_base(parts: EngineParts, base_id: str) -> None:
@@ -339,6 +341,7 @@ def detach_base(parts: EngineParts, base_id: str) -> None:
         shutil.rmtree(parts.layout.base_dir(base_id), ignore_errors=True)
         parts.catalog.delete_base_row(base_id)
         server_index.forget_password(base_id)
+        vector_stage.forget(parts.catalog, base_id)
 
 
 def _refuse_unverifiable(states: dict[str, SourceCheck]) -> None:

@@ -44,7 +44,7 @@ from app.knowledge.jobs.index_documents import temp_prefix
 from app.knowledge.jobs.kinds import JobKind, known_kind
 from app.knowledge.jobs.paid_vectors import SCRATCH_STEM
 from app.knowledge.jobs.parents import settle_parent
-from app.knowledge.jobs.queue import queue_work
+from app.knowledge.jobs.queue import queue_vectors, queue_work
 from app.knowledge.jobs.recovery import job_items, recover
 from app.knowledge.material_paths import CONTAINER_TYPES, material_path, stored_files
 from app.knowledge.pipeline.store.base_index import BaseIndex
@@ -57,6 +57,7 @@ from app.knowledge.types import (
     IllegalTransitionError,
     IndexBackend,
     Item,
+    ItemPhase,
     ItemStatus,
 )
 
@@ -640,7 +641,8 @@ def _check_index(
                 f"completed {item.type} {item.title!r} has no chunks in the index",
             )
             continue
-        if base.dimensions is not None:
+        # A document waiting for the vector stage (embed_vectors.py) lacks vectors by design.
+        if base.dimensions is not None and item.phase is not ItemPhase.EMBEDDING:
             missing = sum(1 for c in item_chunks[item.id] if c not in vectors)
             if missing:
                 found.damaged_items[item.id] = Code.MISSING_VECTORS
@@ -965,6 +967,9 @@ def _repair_damaged(parts: EngineParts, base: Base, damaged: dict[str, Code]) ->
         item = catalog.get_item(item_id)
         if item is None or item.status is not ItemStatus.COMPLETED:
             continue  # changed meanwhile
+        if code is Code.MISSING_VECTORS:
+            repairs.append(_vectors_again(parts, base, item))
+            continue
         if code in _INDEX_LOSSES and _copy_intact(raw, item):
             repairs.append(_index_again(parts, base, item, code))
             continue
@@ -987,6 +992,19 @@ def _repair_damaged(parts: EngineParts, base: Base, damaged: dict[str, Code]) ->
             )
         )
     return repairs
+
+
+def _vectors_again(parts: EngineParts, base: Base, item: Item) -> Repair:
+    """Only vectors are lost: the document stays searchable by full text and waits for the
+    vector stage, which computes just the missing ones (nothing is read again)."""
+    parts.catalog.set_item_phase(item.id, ItemPhase.EMBEDDING, None)
+    queue_vectors(parts, base.id)
+    return Repair(
+        Code.MISSING_VECTORS,
+        base.id,
+        item.id,
+        f"queued the missing vectors of {item.title!r} (searchable by full text meanwhile)",
+    )
 
 
 def _copy_intact(raw: Path, item: Item) -> bool:

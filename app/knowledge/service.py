@@ -37,6 +37,7 @@ from app.knowledge import (
     query,
     relevance,
     server_import,
+    vector_stage,
 )
 from app.knowledge import doctor as integrity
 from app.knowledge.ask import citations as ask_citations
@@ -53,6 +54,8 @@ from app.knowledge.jobs import recovery, runner
 from app.knowledge.jobs.context import JobContext, ProgressCallback
 from app.knowledge.jobs.errors import STORAGE_READ_ONLY_MESSAGE, index_corrupt, storage_failure
 from app.knowledge.jobs.job_queue import JobQueue
+from app.knowledge.jobs.kinds import JobKind
+from app.knowledge.jobs.queue import queue_vectors
 from app.knowledge.jobs.reader_pool import shared_pool
 from app.knowledge.locks import KeyedMutex
 from app.knowledge.material_paths import CONTAINER_TYPES
@@ -97,6 +100,7 @@ from app.knowledge.types import (
     ExportReport,
     ImportReport,
     Item,
+    ItemPhase,
     ItemStatus,
     ModelLanguages,
     MultiSearchResponse,
@@ -108,6 +112,9 @@ from app.knowledge.types import (
     TransferReport,
     TroveError,
     WorkCounts,
+)
+from app.knowledge.types import (
+    VectorStatus as VectorStatus,
 )
 from app.providers import async_probe, secrets
 from app.providers.chat import ChatOptions
@@ -404,7 +411,10 @@ class KnowledgeService:
         there), without paying again for the vectors they had embedded."""
         self._require_writable()
         self.recover()
-        return ingestion.resume_interrupted(self.parts, base_id)
+        resumed = ingestion.resume_interrupted(self.parts, base_id)
+        if not vector_stage.is_paused(self.catalog, base_id):
+            self.resume_vectors(base_id)
+        return resumed
 
     def restore_base(self, base_id: str, embedding_model: str | None = None) -> RebuildReport:
         """Rebuild a base from its own copies, optionally with another embedding model."""
@@ -805,7 +815,7 @@ class KnowledgeService:
             effective = mode or query.derive_mode(base)
             embedder = self._embedder(base, effective) if effective is not SearchMode.BM25 else None
             reranker = self._reranker(base) if base.rerank_model else None
-            return query.search(
+            response = query.search(
                 base,
                 text,
                 store=store,
@@ -818,8 +828,71 @@ class KnowledgeService:
                 languages=self._languages(base) if effective is SearchMode.HYBRID else None,
                 related_level=relevance.related_level(self.related_levels, base.embedding_model),
             )
+            if store is not None and response.mode is not SearchMode.BM25:
+                response.metrics.vector_coverage = self._vector_coverage(base, store)
+            return response
         except CORRUPTION_ERRORS as exc:
             raise index_corrupt(base, exc) from exc
+
+    def _vector_coverage(self, base: Base, store: BaseIndex) -> float:
+        """The share of chunks with vectors; counted only while the vector stage has work
+        (counting a large index costs more than a search)."""
+        if not self.catalog.vectors_waiting(base.id):
+            return 1.0
+        chunks = store.chunk_count()
+        return min(1.0, store.vector_count() / chunks) if chunks else 1.0
+
+    # -- the vector stage (jobs/embed_vectors.py) ---------------------------------------
+
+    def vector_status(self, base_id: str) -> VectorStatus:
+        """How far the base's vectors are, whether their stage is paused or stopped."""
+        base = self.catalog.require_base(base_id)
+        store = self._store_if_exists(base)
+        chunks = store.chunk_count() if store is not None else 0
+        vectors = store.vector_count() if store is not None else 0
+        waiting = len(
+            self.catalog.list_items(
+                base_id, statuses=(ItemStatus.COMPLETED,), phase=ItemPhase.EMBEDDING
+            )
+        )
+        return VectorStatus(
+            has_model=base.embedding_model is not None,
+            chunks=chunks,
+            vectors=vectors,
+            waiting_documents=waiting,
+            paused=vector_stage.is_paused(self.catalog, base_id),
+            stopped=vector_stage.stopped(self.catalog, base_id),
+        )
+
+    def pending_documents(self, base_id: str) -> int:
+        """Documents (and folders being expanded) of the base not searchable yet."""
+        return self.catalog.count_items(base_id, ItemStatus.PROCESSING) + self.catalog.count_items(
+            base_id, ItemStatus.PREPARING
+        )
+
+    def vectors_paused(self, base_id: str) -> bool:
+        return vector_stage.is_paused(self.catalog, base_id)
+
+    def pause_vectors(self, base_id: str) -> None:
+        """Stop computing the base's vectors after the batch in flight, until resumed (a
+        restart keeps it paused). Its documents stay searchable by full text."""
+        self._require_writable()
+        self.catalog.require_base(base_id)
+        vector_stage.set_paused(self.catalog, base_id, True)
+        for job in self.catalog.list_jobs(base_id, statuses=("queued",)):
+            if job.kind == JobKind.EMBED_VECTORS:
+                self.catalog.finish_job(job.id, "done")
+
+    def resume_vectors(self, base_id: str) -> bool:
+        """Compute the base's missing vectors again (after a pause, or a stop: a rejected
+        key, a provider gone); whether there is work for the stage."""
+        self._require_writable()
+        base = self.catalog.require_base(base_id)
+        vector_stage.set_paused(self.catalog, base_id, False)
+        vector_stage.set_stopped(self.catalog, base_id, None)
+        if base.embedding_model is None or not self.catalog.vectors_waiting(base_id):
+            return False
+        return queue_vectors(self.parts, base_id)
 
     def search_many(
         self, base_ids: Sequence[str] | None, text: str, *, top_k: int | None = None

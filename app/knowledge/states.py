@@ -26,8 +26,10 @@ LEGAL_TRANSITIONS: dict[ItemStatus | None, frozenset[ItemStatus]] = {
     _S.DELETING: frozenset(),
 }
 
-# Phases exist only while an item is being worked on.
+# Phases exist only while an item is being worked on, and for one stage more on a completed
+# item: its vectors, computed after it became searchable by full text (embed_vectors.py).
 PHASED_STATUSES = frozenset({_S.PREPARING, _S.PROCESSING})
+SETTLED_PHASES = frozenset({ItemPhase.EMBEDDING})
 
 
 def is_legal(old: ItemStatus | None, new: ItemStatus) -> bool:
@@ -40,8 +42,11 @@ def check_transition(item_id: str, old: ItemStatus | None, new: ItemStatus) -> N
 
 
 def check_phase(item_id: str, status: ItemStatus, phase: ItemPhase | None) -> None:
-    if phase is not None and status not in PHASED_STATUSES:
-        raise IllegalTransitionError(item_id, status, status)
+    if phase is None or status in PHASED_STATUSES:
+        return
+    if status is _S.COMPLETED and phase in SETTLED_PHASES:
+        return
+    raise IllegalTransitionError(item_id, status, status)
 
 
 def aggregate_status(children: Iterable[ItemStatus]) -> ItemStatus:

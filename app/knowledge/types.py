@@ -376,9 +376,18 @@ class SearchMetrics:
     final_count: int = 0
     rerank_ms: float = 0.0
     total_ms: float = 0.0
+    # The share of the base's chunks that have vectors when the vectors were searched
+    # (0..1; below 1 while the vector stage is still at work). None: no vector stage ran.
+    vector_coverage: float | None = None
 
     def to_json(self) -> dict[str, float | int]:
+        coverage = (
+            {}
+            if self.vector_coverage is None
+            else {"vectorCoverage": round(self.vector_coverage, 4)}
+        )
         return {
+            **coverage,
             "embeddingMs": round(self.embedding_ms, 3),
             "vectorSearchMs": round(self.vector_search_ms, 3),
             "vectorHitCount": self.vector_hit_count,
@@ -731,3 +740,46 @@ class AskAnswer:
         if self.error is not None:
             data["error"] = {"code": str(self.error.code), "message": self.error.message}
         return data
+
+
+@dataclass(frozen=True, slots=True)
+class VectorStop:
+    """Why a base's vector stage gave up (a rejected key, a model of another size...); it
+    starts again with `trove resume` or the window's Resume."""
+
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class VectorStatus:
+    """How far a base's vectors are (jobs/embed_vectors.py): its documents are searchable
+    by full text before their vectors exist."""
+
+    has_model: bool
+    chunks: int
+    vectors: int
+    waiting_documents: int  # completed, some of their chunks still without vectors
+    paused: bool
+    stopped: VectorStop | None
+
+    @property
+    def coverage(self) -> float:
+        return min(1.0, self.vectors / self.chunks) if self.chunks else 1.0
+
+    @property
+    def done(self) -> bool:
+        return not self.has_model or self.waiting_documents == 0
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "hasModel": self.has_model,
+            "chunks": self.chunks,
+            "vectors": self.vectors,
+            "coverage": round(self.coverage, 4),
+            "waitingDocuments": self.waiting_documents,
+            "paused": self.paused,
+            "stopped": None
+            if self.stopped is None
+            else {"code": self.stopped.code, "message": self.stopped.message},
+        }

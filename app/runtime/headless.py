@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -23,6 +24,9 @@ class DrainResult:
     interrupted: bool = False
     stall: QueueStall | None = None
     signum: int = signal.SIGINT  # the signal that interrupted it
+    # Seconds from the start until `searchable` first held (None: it never did, or no
+    # check was given); with `until_searchable` the run ended there.
+    searchable_after: float | None = None
 
     @property
     def exit_code(self) -> int:
@@ -34,12 +38,25 @@ class DrainResult:
         return not self.interrupted and self.stall is None
 
 
+# How often `searchable` is asked while jobs run (a count in the catalog each time).
+SEARCHABLE_CHECK_MS = 250
+
+
 def run_until_drained(
-    service: KnowledgeService, on_progress: ProgressSink | None = None
+    service: KnowledgeService,
+    on_progress: ProgressSink | None = None,
+    *,
+    searchable: Callable[[], bool] | None = None,
+    until_searchable: bool = False,
 ) -> DrainResult:
     """Process every queued job. Ends early on Ctrl-C, and when the queue stalls (the
     catalog refuses every claim: a full disk): the executor would retry for ever, a
-    command must return and say what is unfinished."""
+    command must return and say what is unfinished.
+
+    `searchable` (asked every SEARCHABLE_CHECK_MS) tells when what the command waits for
+    is searchable by full text; the moment is reported, and with `until_searchable` the
+    run ends there, the vector stage handed back to the queue like any stopped job."""
+    started = time.monotonic()
     app = QCoreApplication.instance() or QCoreApplication(sys.argv[:1])
     service.open_server_bases()  # their queues count from the first round
     executor = JobExecutor(service)
@@ -47,7 +64,6 @@ def run_until_drained(
     stall: QueueStall | None = None
     if on_progress is not None:
         executor.itemProgress.connect(on_progress)
-    executor.drained.connect(app.quit)
 
     def on_stalled(why: QueueStall) -> None:
         nonlocal stall
@@ -55,6 +71,27 @@ def run_until_drained(
         app.quit()
 
     executor.stalled.connect(on_stalled)
+    searchable_after: float | None = None
+
+    def check_searchable() -> None:
+        nonlocal searchable_after
+        if searchable is None or searchable_after is not None:
+            return
+        try:
+            ready = searchable()
+        except Exception:  # the catalog is busy: ask again at the next tick
+            return
+        if ready:
+            searchable_after = time.monotonic() - started
+            if until_searchable:
+                app.quit()
+
+    looker = QTimer()
+    looker.timeout.connect(check_searchable)
+    if searchable is not None:
+        looker.start(SEARCHABLE_CHECK_MS)
+    executor.drained.connect(check_searchable)  # connected before quit: asked first
+    executor.drained.connect(app.quit)
 
     received = signal.SIGINT
 
@@ -77,10 +114,14 @@ def run_until_drained(
         app.exec()
     finally:
         ticker.stop()
+        looker.stop()
         for signum, handler in previous.items():
             signal.signal(signum, handler)
         executor.shutdown()
         executor.deleteLater()
     return DrainResult(
-        interrupted=interrupted, stall=None if interrupted else stall, signum=received
+        interrupted=interrupted,
+        stall=None if interrupted else stall,
+        signum=received,
+        searchable_after=searchable_after,
     )

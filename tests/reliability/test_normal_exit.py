@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from pytestqt.qtbot import QtBot
 
@@ -29,10 +30,11 @@ from app.knowledge.admin import PROBE_TEXT
 from app.knowledge.jobs import index_documents
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.hand_back import STOPPED_AT_EXIT, stopped_at_exit
+from app.knowledge.jobs.kinds import JobKind
 from app.knowledge.jobs.paid_vectors import PaidVectors
 from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService
-from app.knowledge.types import ErrorCode, ItemStatus, ItemType
+from app.knowledge.types import ItemPhase, ItemStatus, ItemType
 from app.runtime.executor import JobExecutor
 from tests.fakes import FakeModels
 from tests.reliability.harness import ROOT
@@ -105,14 +107,21 @@ def _wait(predicate: Callable[[], bool], proc: subprocess.Popen[bytes] | None = 
     return False
 
 
-def _embedding_elsewhere(svc: KnowledgeService, not_owned_by: set[int]) -> bool:
-    """An index job of another process than `not_owned_by` has paid for a batch or more."""
+def _working_elsewhere(svc: KnowledgeService, not_owned_by: set[int]) -> bool:
+    """Another process than `not_owned_by` runs one of the writer's jobs: reading a
+    document, or the vector stage once it has written a batch of the documents' vectors."""
     for job in svc.catalog.list_jobs(statuses=("running",)):
         pid = int((job.owner or "0:").split(":")[0] or 0)
-        if job.kind != "index-documents" or pid in not_owned_by or job.item_id is None:
+        if pid in not_owned_by:
             continue
-        item = svc.catalog.get_item(job.item_id)
-        if item is not None and str(item.phase) == "embedding" and (item.progress or 0) > 0:
+        if job.kind == JobKind.INDEX_DOCUMENTS:
+            return True
+        if job.kind != JobKind.EMBED_VECTORS:
+            continue
+        waiting = svc.catalog.list_items(
+            job.base_id, statuses=(ItemStatus.COMPLETED,), phase=ItemPhase.EMBEDDING
+        )
+        if any((i.progress or 0) > 0 for i in waiting):
             return True
     return False
 
@@ -161,7 +170,7 @@ def test_an_mcp_session_that_ends_hands_the_writers_work_back(
         session = McpSession(home, mcp_log)  # runs the queue: its agent may write
         svc = _service(home)
         try:
-            claimed = _wait(lambda: _embedding_elsewhere(svc, {writer.pid}), writer)
+            claimed = _wait(lambda: _working_elsewhere(svc, {writer.pid}), writer)
         finally:
             svc.close()
             session.close()  # a normal end: stdin closes, the server returns
@@ -213,10 +222,10 @@ def test_the_windows_runtime_stopping_hands_the_writers_work_back(
         assert _wait(lambda: _queued(window) >= FILES // 2, writer), log.read_text()
         executor.start()
         qtbot.waitUntil(
-            lambda: _embedding_elsewhere(window, {writer.pid}) or writer.poll() is not None,
+            lambda: _working_elsewhere(window, {writer.pid}) or writer.poll() is not None,
             timeout=int(WAIT_S * 1000),
         )
-        claimed = _embedding_elsewhere(window, {writer.pid})
+        claimed = _working_elsewhere(window, {writer.pid})
     finally:
         assert executor.shutdown()  # the window's quit: every running job stops in time
         executor.deleteLater()
@@ -228,15 +237,14 @@ def test_the_windows_runtime_stopping_hands_the_writers_work_back(
     _assert_all_indexed_once(home, base_id, provider)
 
 
-def test_after_a_crash_resume_finishes_the_item_without_paying_twice(
-    tmp_path: Path, provider: PaidEmbeddings
-) -> None:
-    home = tmp_path / "home"
-    base_id = _make_base(home, provider, tmp_path / "linked", agent_writes=False)
-    (doc,) = write_documents(tmp_path / "one", 1, SENTENCES)
+def _crash_in_the_vector_stage(
+    home: Path, provider: PaidEmbeddings, folder: Path, log: Path
+) -> Path:
+    """`trove add --wait` of one document, killed while its vectors' second batch is out:
+    one batch written, the one in flight refused (not billed)."""
+    (doc,) = write_documents(folder, 1, SENTENCES)
     provider.delay_s = 0.0
-    provider.hold_from(provider.requests + 2)  # the file's second batch
-    log = tmp_path / "writer.log"
+    provider.hold_from(provider.requests + 2)  # the document's second batch of vectors
     writer = _writer(home, doc, log)
     try:
         assert _wait(provider.held.is_set, writer), log.read_text()
@@ -247,6 +255,25 @@ def test_after_a_crash_resume_finishes_the_item_without_paying_twice(
         if writer.poll() is None:
             os.killpg(writer.pid, signal.SIGKILL)
             writer.wait()
+    return doc
+
+
+def test_after_a_crash_in_the_vector_stage_resume_finishes_without_paying_twice(
+    tmp_path: Path, provider: PaidEmbeddings
+) -> None:
+    home = tmp_path / "home"
+    base_id = _make_base(home, provider, tmp_path / "linked", agent_writes=False)
+    doc = _crash_in_the_vector_stage(home, provider, tmp_path / "one", tmp_path / "writer.log")
+    paid_before = sum(provider.paid.values())
+    # Searchable by full text right after the crash, from another process.
+    found = subprocess.run(
+        [sys.executable, "-m", "app", "--home", str(home), "search", BASE, "tokend0x7"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
+    )
+    assert found.returncode == 0 and doc.name in found.stdout, found.stdout + found.stderr
     resumed = subprocess.run(
         [sys.executable, "-m", "app", "--home", str(home), "resume", BASE],
         cwd=ROOT,
@@ -255,47 +282,41 @@ def test_after_a_crash_resume_finishes_the_item_without_paying_twice(
         timeout=WAIT_S,
     )
     assert resumed.returncode == 0, resumed.stderr
-    assert "indexed 1 document(s), 0 failed" in resumed.stderr, resumed.stderr
+    assert "(100 %)" in resumed.stderr, resumed.stderr
     svc = _service(home)
     try:
         files = [i for i in svc.list_items(base_id) if i.source == str(doc)]
-        assert [(i.status, i.error_code) for i in files] == [(ItemStatus.COMPLETED, None)]
+        assert [(i.status, i.phase, i.error_code) for i in files] == [
+            (ItemStatus.COMPLETED, None, None)
+        ]
+        status = svc.vector_status(base_id)
+        assert status.vectors == status.chunks
+        # 0 re-embedded chunks: the resume paid only for what the crash had not written.
         assert provider.texts_paid_twice() == []
+        assert sum(provider.paid.values()) > paid_before
         assert doctor.check(svc.parts, base_id, tmp_grace=0.0).problems == []
     finally:
         svc.close()
 
 
-def test_recovery_keeps_what_a_crash_interrupted_failed_until_it_is_resumed(
+def test_after_a_crash_in_the_vector_stage_the_next_start_keeps_the_document_searchable(
     tmp_path: Path, provider: PaidEmbeddings
 ) -> None:
-    """The window's next start (recovery) still fails the crashed item, with the code a
-    person can act on; nothing else is lost."""
+    """The window's next start (recovery) queues the vector stage again: the document stays
+    completed, nothing is failed, and running the queue finishes its vectors."""
     home = tmp_path / "home"
     base_id = _make_base(home, provider, tmp_path / "linked", agent_writes=False)
-    (doc,) = write_documents(tmp_path / "one", 1, SENTENCES)
-    provider.hold_from(provider.requests + 2)
-    log = tmp_path / "writer.log"
-    writer = _writer(home, doc, log)
-    try:
-        assert _wait(provider.held.is_set, writer), log.read_text()
-        os.kill(writer.pid, signal.SIGKILL)
-        writer.wait()
-    finally:
-        provider.release(refuse=True)
+    doc = _crash_in_the_vector_stage(home, provider, tmp_path / "one", tmp_path / "writer.log")
     svc = _service(home)
     try:
-        svc.recover()
+        report = svc.recover()
+        assert (report.requeued_jobs, report.interrupted_items) == (1, 0)
         (item,) = [i for i in svc.list_items(base_id) if i.source == str(doc)]
-        assert item.status is ItemStatus.FAILED
-        assert item.error_code == ErrorCode.INDEXING_INTERRUPTED
-        # The paid batch waits beside the material for the item's resume, its own file.
-        raw = home / "bases" / base_id / "raw"
-        assert len(list(raw.rglob(".tmp-*vectors-*.part"))) == 1
+        assert (item.status, item.phase) == (ItemStatus.COMPLETED, ItemPhase.EMBEDDING)
+        assert 0 < (item.progress or 0) < 100
         assert doctor.check(svc.parts, base_id, tmp_grace=0.0).problems == []
-        assert [i.id for i in svc.resume_interrupted(base_id)] == [item.id]
         svc.run_pending_jobs(base_id)
-        assert svc.get_item(item.id).status is ItemStatus.COMPLETED
+        assert svc.get_item(item.id).phase is None
         assert provider.texts_paid_twice() == []
     finally:
         svc.close()
@@ -339,8 +360,9 @@ def test_a_job_that_outlives_the_shutdown_wait_is_handed_back_once_its_process_i
             0,
         )
         [queued] = svc.catalog.list_jobs()
-        assert (queued.status, queued.owner) == ("queued", None)
-        assert svc.get_item(note.id).status is ItemStatus.PROCESSING
+        assert (queued.status, queued.owner, queued.kind) == ("queued", None, JobKind.EMBED_VECTORS)
+        # Searchable all along: only its vectors wait in the queue.
+        assert svc.get_item(note.id).status is ItemStatus.COMPLETED
         gate.set()
         svc.run_pending_jobs(base.id)
         assert svc.get_item(note.id).status is ItemStatus.COMPLETED
@@ -363,6 +385,10 @@ def test_a_crash_after_an_item_completed_leaves_no_record_of_paid_vectors(
         note = svc.add_note(base.id, "Note", "a few words worth embedding")
         job = svc.catalog.claim_next_job(owner="1:0.000")  # a process long gone ran it
         assert job is not None
+        # A record of paid vectors as a Trove that embedded inside this job left it.
+        paid = index_documents._paid_vectors(JobContext(svc.parts), base, note)
+        assert paid is not None
+        paid.add(["0" * 32], np.zeros((1, base.dimensions or 0), dtype=np.float32))
         with monkeypatch.context() as killed:  # the kill lands before the cleanup
             killed.setattr(PaidVectors, "discard", lambda self: None)
             index_documents.run(JobContext(svc.parts), job)

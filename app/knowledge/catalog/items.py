@@ -105,9 +105,13 @@ class ItemRows(CatalogConnection):
         parent_id: str | None = None,
         roots_only: bool = False,
         statuses: Iterable[ItemStatus] | None = None,
+        phase: ItemPhase | None = None,
     ) -> list[Item]:
         sql = f"SELECT {ITEM_COLUMNS} FROM items WHERE base_id = ?"
         args: list[Any] = [base_id]
+        if phase is not None:
+            sql += " AND phase = ?"
+            args.append(phase.value)
         if parent_id is not None:
             sql += " AND parent_id = ?"
             args.append(parent_id)
@@ -175,6 +179,15 @@ class ItemRows(CatalogConnection):
                     partial_bytes=was.partial_bytes + float(partial),
                 )
         return found
+
+    def vectors_waiting(self, base_id: str) -> bool:
+        """Whether a completed document of the base still waits for vectors (vector stage)."""
+        rows = self._rows(
+            "SELECT 1 FROM items WHERE base_id = ? AND status = 'completed' "
+            "AND phase = 'embedding' LIMIT 1",
+            (base_id,),
+        )
+        return bool(rows)
 
     def count_items(self, base_id: str, status: ItemStatus | None = None) -> int:
         if status is None:

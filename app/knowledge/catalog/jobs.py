@@ -15,6 +15,10 @@ from app.knowledge.catalog.rows import (
     decode_job,
 )
 
+# The vector stage comes after every other due job (see jobs/kinds.py LOW_PRIORITY_KINDS;
+# the catalog stays free of the jobs package, so the kind is named here).
+CLAIM_ORDER = "(kind = 'embed-vectors'), id"
+
 
 class JobRows(CatalogConnection):
     """Enqueue, claim, finish and count job rows."""
@@ -85,7 +89,7 @@ class JobRows(CatalogConnection):
             sql += " AND NOT (base_id = ? AND kind = ?)"
             args.extend((skip_base, skip_kind))
         with self._writing(), db.write_transaction(self._conn):
-            rows = self._rows(sql + " ORDER BY id LIMIT 1", args)
+            rows = self._rows(sql + f" ORDER BY {CLAIM_ORDER} LIMIT 1", args)
             if not rows:
                 return None
             job = decode_job(rows[0])
@@ -151,6 +155,16 @@ class JobRows(CatalogConnection):
             "UPDATE jobs SET owner = NULL, last_error = ?, updated_at = ? "
             "WHERE id = ? AND status = 'running'",
             (error, time.time(), job_id),
+        )
+
+    def poll_job(self, job_id: int, not_before: float, error: str) -> None:
+        """Queue a running job again from `not_before` without counting its claim as an
+        attempt: it is not failing, only waiting (jobs.errors.PollLater)."""
+        self._exec(
+            "UPDATE jobs SET status = 'queued', owner = NULL, not_before = ?, last_error = ?, "
+            "attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, "
+            "updated_at = ? WHERE id = ? AND status = 'running'",
+            (not_before, error, time.time(), job_id),
         )
 
     def retry_job(self, job_id: int, not_before: float, error: str) -> None:

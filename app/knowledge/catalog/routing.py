@@ -281,6 +281,10 @@ class ServerRouting(ItemRows, JobRows, PortableRows, LinkedFolderRows):
             return super().find_items_by_hash(base_id, content_hash)
         return server.find_items_by_hash(base_id, content_hash)
 
+    def vectors_waiting(self, base_id: str) -> bool:
+        server = self.server_of(base_id)
+        return (server or super()).vectors_waiting(base_id)  # type: ignore[union-attr]
+
     def count_items(self, base_id: str, status: ItemStatus | None = None) -> int:
         server = self.server_of(base_id)
         if server is None:
@@ -423,6 +427,10 @@ class ServerRouting(ItemRows, JobRows, PortableRows, LinkedFolderRows):
     def release_job(self, job_id: int, error: str) -> None:
         server = self._job_server(job_id)
         (server or super()).release_job(job_id, error)  # type: ignore[union-attr]
+
+    def poll_job(self, job_id: int, not_before: float, error: str) -> None:
+        server = self._job_server(job_id)
+        (server or super()).poll_job(job_id, not_before, error)  # type: ignore[union-attr]
 
     def retry_job(self, job_id: int, not_before: float, error: str) -> None:
         server = self._job_server(job_id)

@@ -38,7 +38,7 @@ import psycopg
 from psycopg import sql
 
 from app.knowledge.catalog.items import ItemRows
-from app.knowledge.catalog.jobs import JobRows
+from app.knowledge.catalog.jobs import CLAIM_ORDER, JobRows
 from app.knowledge.catalog.portable import PortableRows
 from app.knowledge.catalog.rows import JOB_COLUMNS, Job, decode_job
 from app.knowledge.process_identity import current_owner
@@ -404,7 +404,7 @@ class ServerCatalog(ItemRows, JobRows, PortableRows):
         with self._writing(), _begin(self._conn, lock=False):
             rows = self._conn.execute(
                 f"UPDATE jobs SET status = 'running', attempts = attempts + 1, owner = ?, "
-                f"updated_at = ? WHERE id = (SELECT id FROM jobs WHERE {where} ORDER BY id "
+                f"updated_at = ? WHERE id = (SELECT id FROM jobs WHERE {where} ORDER BY {CLAIM_ORDER} "
                 f"LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING {JOB_COLUMNS}",
                 (claimed_by, now, *args),
             ).fetchall()

@@ -44,8 +44,8 @@ class PollLater(Exception):
     """Work running elsewhere (text recognition) is not finished: run this job again after
     `delay` seconds. Not a failure: no attempt is used up."""
 
-    def __init__(self, delay: float) -> None:
-        super().__init__(f"poll again in {delay:.1f} s")
+    def __init__(self, delay: float, why: str | None = None) -> None:
+        super().__init__(why or f"poll again in {delay:.1f} s")
         self.delay = delay
 
 

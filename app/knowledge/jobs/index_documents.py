@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
 from app.knowledge import path_safety
 from app.knowledge.catalog import Job
@@ -28,7 +29,7 @@ from app.knowledge.jobs.errors import ItemFailure, JobCancelled, RetryableFailur
 from app.knowledge.jobs.kinds import policy_for
 from app.knowledge.jobs.paid_vectors import PaidVectors, is_scratch, scratch_name
 from app.knowledge.jobs.parents import settle_parent
-from app.knowledge.jobs.queue import queue_check
+from app.knowledge.jobs.queue import queue_check, queue_vectors
 from app.knowledge.material_paths import material_path, stored_files
 from app.knowledge.ocr import tasks as ocr_tasks
 from app.knowledge.ocr.settings import ocr_installed, ocr_on
@@ -47,6 +48,7 @@ from app.knowledge.pipeline.readers.image import OCR_MISSING_MESSAGE
 from app.knowledge.pipeline.sources.directory import leads_inside
 from app.knowledge.pipeline.sources.snapshot import page_document
 from app.knowledge.pipeline.sources.web import FetchCancelled, FetchError, fetch_url
+from app.knowledge.pipeline.store.base_index import BaseIndex
 from app.knowledge.pipeline.store.index_store import (
     ChunkRecord,
     DimensionMismatchError,
@@ -340,10 +342,12 @@ def _paid_vectors(ctx: JobContext, base: Base, item: Item) -> PaidVectors | None
 def _index(
     ctx: JobContext, base: Base, item: Item, got: Acquired, paid: PaidVectors | None
 ) -> None:
+    """Write the material, its chunks and full text, with the vectors the base already has
+    for the same texts, and flip the item to completed: it is searchable from here on. The
+    vectors still missing are the vector stage's (embed_vectors.py)."""
     parts = ctx.parts
     ctx.raise_if_cancelled(item.id)
-
-    vectors = _embed(ctx, base, item, got, paid) if paid is not None else None
+    known = _known_vectors(ctx, base, got, paid) if paid is not None else None
     ctx.raise_if_cancelled(item.id)
 
     ctx.progress(item.id, ItemPhase.WRITING, None)
@@ -354,7 +358,7 @@ def _index(
             _forget_if_gone(ctx, item, got)
             return  # a delete won the race; its job removes what we would write
         try:
-            if vectors is not None and base.dimensions is not None:
+            if known is not None and base.dimensions is not None:
                 store.ensure_vectors(base.dimensions)
             store.rebuild_material(
                 item.id,
@@ -362,10 +366,10 @@ def _index(
                 got.title,
                 got.char_count,
                 got.records(),
-                vectors,
                 content_hash=item.content_hash,
                 units=got.unit_records(),
                 page_starts=got.page_starts,
+                known_vectors=known,
             )
         except DimensionMismatchError as exc:
             raise ItemFailure(ErrorCode.EMBEDDING_FAILED, str(exc)) from exc
@@ -383,6 +387,33 @@ def _index(
             _forget_if_gone(ctx, item, got)
             raise JobCancelled(CancelReason.ITEM_GONE) from None
         settle_parent(parts.catalog, item.parent_id)
+    if known is not None:
+        _await_vectors(ctx, item, store)
+
+
+def _known_vectors(
+    ctx: JobContext, base: Base, got: Acquired, paid: PaidVectors
+) -> dict[str, npt.NDArray[np.float32]]:
+    """The vectors this base has for the item's chunk texts (a reindex, a renamed or
+    duplicated file), and those an earlier Trove paid for in this job's name."""
+    hashes = {text_hash(text) for text in got.embedding_inputs()}
+    known = ctx.parts.stores.get(base.id).vectors_for_hashes(hashes)
+    known.update(paid.load(hashes.difference(known)))
+    return known
+
+
+def _await_vectors(ctx: JobContext, item: Item, store: BaseIndex) -> None:
+    """Mark a completed document whose vectors are missing, and queue the vector stage."""
+    done, total = store.vector_progress([item.id]).get(item.id, (0, 0))
+    if done >= total:
+        return
+    percent = 100.0 * done / total
+    try:
+        ctx.parts.catalog.set_item_phase(item.id, ItemPhase.EMBEDDING, percent)
+    except TroveError:
+        return  # deleted or reindexed meanwhile: its own job takes it from there
+    ctx.progress(item.id, ItemPhase.EMBEDDING, percent)
+    queue_vectors(ctx.parts, item.base_id)
 
 
 def _forget_if_gone(ctx: JobContext, item: Item, got: Acquired) -> None:
@@ -588,56 +619,8 @@ def _acquire_url(
     return got
 
 
-def _embed(
-    ctx: JobContext, base: Base, item: Item, got: Acquired, paid: PaidVectors
-) -> FloatMatrix:
-    """Vectors for every chunk: identical texts once, texts the base already has reused,
-    and so are the batches an earlier run of this job paid for before it failed.
-
-    The chunk texts are streamed twice (hashes first, then the texts to embed, a batch at
-    a time), so only a batch of texts is ever held, not the whole material's.
-    """
-    parts = ctx.parts
-    assert base.embedding_model is not None and base.dimensions is not None
-    store = parts.stores.get(base.id)
-    hashes = [text_hash(text) for text in got.embedding_inputs()]
-    known = store.vectors_for_hashes(hashes)
-    known.update(paid.load(set(hashes).difference(known)))
-    total = len(set(hashes).difference(known))
-    embedder = parts.models.embedder(base.embedding_model)
-    batch_size = max(1, parts.embed_batch_size)
-    ctx.progress(item.id, ItemPhase.EMBEDDING, 0.0)
-    done = 0
-    for batch in _unknown_batches(got.embedding_inputs(), hashes, set(known), batch_size):
-        ctx.raise_if_cancelled(item.id)
-        vectors = _embed_batch(embedder.embed, [t for _, t in batch], base.dimensions)
-        paid.add([h for h, _ in batch], vectors)
-        for (h, _), vec in zip(batch, vectors, strict=True):
-            known[h] = vec
-        done += len(batch)
-        ctx.progress(item.id, ItemPhase.EMBEDDING, 100.0 * done / total)
-    return np.stack([known[h] for h in hashes]).astype(np.float32, copy=False)
-
-
-def _unknown_batches(
-    texts: Iterator[str], hashes: list[str], known: set[str], batch_size: int
-) -> Iterator[list[tuple[str, str]]]:
-    """(hash, text) of each text not yet known, each once, in batches of batch_size."""
-    seen = set(known)
-    batch: list[tuple[str, str]] = []
-    for h, text in zip(hashes, texts, strict=True):
-        if h in seen:
-            continue
-        seen.add(h)
-        batch.append((h, text))
-        if len(batch) >= batch_size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
-def _embed_batch(embed: Callable[[list[str]], object], texts: list[str], dims: int) -> FloatMatrix:
+def embed_batch(embed: Callable[[list[str]], object], texts: list[str], dims: int) -> FloatMatrix:
+    """One provider call's vectors, checked; a provider's failure as the job outcome it means."""
     try:
         got = np.asarray(embed(texts), dtype=np.float32)
     except ProviderError as exc:

@@ -15,6 +15,10 @@ class JobKind(StrEnum):
     # Linked folders and scheduled page refresh (jobs/sync_folder.py, jobs/refresh_pages.py).
     SYNC_FOLDER = "sync-folder"
     REFRESH_PAGES = "refresh-pages"
+    # The vector stage of a base (jobs/embed_vectors.py): documents are searchable by full
+    # text first, their vectors come after, claimed after every other due job
+    # (catalog.jobs.CLAIM_ORDER).
+    EMBED_VECTORS = "embed-vectors"
 
 
 class Recovery(StrEnum):
@@ -47,7 +51,15 @@ POLICIES: dict[JobKind, JobPolicy] = {
     # A sync only looks and queues work; cut short, the next one looks again.
     JobKind.SYNC_FOLDER: JobPolicy(Recovery.ABANDON, concurrency=2),
     JobKind.REFRESH_PAGES: JobPolicy(Recovery.ABANDON, concurrency=2),
+    # Each batch of vectors is written as it comes, so a crash loses at most the batch in
+    # flight: after one, the job simply runs again and embeds only what is still missing.
+    # It works in slices shorter than the timeout (embed_vectors.SLICE_S) and queues
+    # itself again after each, so it never runs into the timeout.
+    JobKind.EMBED_VECTORS: JobPolicy(
+        Recovery.RETRY, concurrency=1, attempts=5, backoff_initial_s=2.0, backoff_max_s=120.0
+    ),
 }
+
 
 # A job row of a kind this Trove does not know (a damaged catalog, a newer Trove): it is
 # never run, and after a crash it is abandoned, not retried.
@@ -72,3 +84,7 @@ def check_key(item_id: str) -> str:
 
 def prepare_key(item_id: str) -> str:
     return f"{JobKind.PREPARE_ROOT}:{item_id}"
+
+
+def vectors_key(base_id: str) -> str:
+    return f"{JobKind.EMBED_VECTORS}:{base_id}"

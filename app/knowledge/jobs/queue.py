@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from app.knowledge import vector_stage
 from app.knowledge.catalog import Catalog
 from app.knowledge.engine import EngineParts
-from app.knowledge.jobs.kinds import JobKind, check_key, index_key, prepare_key
+from app.knowledge.jobs.kinds import JobKind, check_key, index_key, prepare_key, vectors_key
 from app.knowledge.material_paths import CONTAINER_TYPES
 from app.knowledge.types import Item, ItemStatus
 
@@ -55,6 +56,15 @@ def queue_prepare(parts: EngineParts, item: Item, options: dict[str, object] | N
         payload=options or {},
         idempotency_key=prepare_key(item.id),
     )
+
+
+def queue_vectors(parts: EngineParts, base_id: str) -> bool:
+    """Queue the base's vector stage unless it is paused (one live job per base: a queued
+    one is reused); whether it is queued."""
+    if vector_stage.is_paused(parts.catalog, base_id):
+        return False
+    parts.catalog.enqueue_job(JobKind.EMBED_VECTORS, base_id, idempotency_key=vectors_key(base_id))
+    return True
 
 
 def queue_work(parts: EngineParts, item: Item, *, reacquire: bool) -> None:

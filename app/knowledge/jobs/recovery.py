@@ -20,16 +20,24 @@ import logging
 import time
 from dataclasses import dataclass
 
+from app.knowledge import vector_stage
 from app.knowledge.catalog import Catalog, Job
 from app.knowledge.engine import EngineParts
 from app.knowledge.jobs.hand_back import hand_back, stopped_at_exit
 from app.knowledge.jobs.index_documents import remove_temp_files
 from app.knowledge.jobs.kinds import JobKind, Recovery, policy_for
 from app.knowledge.jobs.parents import settle_parent
-from app.knowledge.jobs.queue import queue_deletes
+from app.knowledge.jobs.queue import queue_deletes, queue_vectors
 from app.knowledge.material_paths import CONTAINER_TYPES
 from app.knowledge.ocr import tasks as ocr_tasks
-from app.knowledge.types import RUNNING_STATUSES, SETTLED_STATUSES, ErrorCode, Item, ItemStatus
+from app.knowledge.types import (
+    RUNNING_STATUSES,
+    SETTLED_STATUSES,
+    ErrorCode,
+    Item,
+    ItemPhase,
+    ItemStatus,
+)
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +53,7 @@ class RecoveryReport:
     interrupted_items: int = 0
     resumed_deletions: int = 0
     pruned_jobs: int = 0
+    resumed_vector_stages: int = 0  # bases whose documents waited for vectors with no job
 
 
 def job_items(job: Job) -> set[str]:
@@ -168,11 +177,15 @@ def recover(parts: EngineParts, *, now: float | None = None) -> RecoveryReport:
             if orphans:
                 queue_deletes(parts, orphans, base.id)
                 report.resumed_deletions += len(orphans)
+            if _vectors_orphaned(parts, base.id, items, live):
+                queue_vectors(parts, base.id)
+                report.resumed_vector_stages += 1
     if (
         report.interrupted_items
         or report.requeued_jobs
         or report.handed_back_jobs
         or report.resumed_deletions
+        or report.resumed_vector_stages
     ):
         log.warning("recovered after an interrupted run: %s", report)
     elif report.pruned_jobs:
@@ -182,6 +195,20 @@ def recover(parts: EngineParts, *, now: float | None = None) -> RecoveryReport:
             JOB_RETENTION_DAYS,
         )
     return report
+
+
+def _vectors_orphaned(parts: EngineParts, base_id: str, items: list[Item], live: list[Job]) -> bool:
+    """Documents wait for vectors, yet no vector job is queued or running (its row was
+    lost, or a job of an older Trove failed) and the stage is neither paused nor stopped."""
+    if any(j.kind == JobKind.EMBED_VECTORS for j in live):
+        return False
+    if not any(i.status is ItemStatus.COMPLETED and i.phase is ItemPhase.EMBEDDING for i in items):
+        return False
+    catalog = parts.catalog
+    return (
+        not vector_stage.is_paused(catalog, base_id)
+        and vector_stage.stopped(catalog, base_id) is None
+    )
 
 
 def _ancestor_deleting(parent_id: str | None, by_id: dict[str, Item]) -> bool:

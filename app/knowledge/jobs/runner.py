@@ -30,6 +30,7 @@ from app.knowledge.catalog import Job
 from app.knowledge.jobs import (
     check_file_processing,
     delete_subtree,
+    embed_vectors,
     index_documents,
     prepare_root,
     refresh_pages,
@@ -64,6 +65,7 @@ HANDLERS: dict[str, Handler] = {
     JobKind.SYNC_FOLDER: sync_folder.run,
     JobKind.REFRESH_PAGES: refresh_pages.run,
     JobKind.CHECK_FILE_PROCESSING_RESULT: check_file_processing.run,
+    JobKind.EMBED_VECTORS: embed_vectors.run,
 }
 
 # The outcomes of a run whose writes did not all land (see the module docstring).
@@ -90,6 +92,8 @@ class Outcome:
     # attempt) rather than as a retry after `not_before`
     hand_back: bool = False
     not_before: float = 0.0
+    # queued to run again later without using up an attempt (PollLater)
+    poll: bool = False
 
 
 def run_job(ctx: JobContext, job: Job, *, clock: Callable[[], float] = time.time) -> str:
@@ -160,6 +164,12 @@ def _record(ctx: JobContext, job: Job, outcome: Outcome) -> None:
         )
     elif outcome.hand_back:
         _persist(f"hand back job {job.id}", lambda: hand_back(catalog, job))
+    elif outcome.poll:
+        error = outcome.error or ""
+        _persist(
+            f"poll job {job.id} later",
+            lambda: catalog.poll_job(job.id, outcome.not_before, error),
+        )
     else:
         error = outcome.error or ""
         _persist(
@@ -182,7 +192,7 @@ def _decide(ctx: JobContext, job: Job, clock: Callable[[], float]) -> Outcome:
     except JobCancelled as exc:
         return _cancelled(exc.reason)
     except PollLater as exc:
-        return Outcome("queued", str(exc), not_before=clock() + exc.delay)
+        return Outcome("queued", str(exc), not_before=clock() + exc.delay, poll=True)
     except RetryableFailure as exc:
         if job.attempts < policy.attempts:
             delay = max(policy.backoff(job.attempts), exc.retry_after or 0.0)

@@ -240,6 +240,16 @@ class BasesPanel(QWidget):
                 "cloud metadata service. Pages you add yourself may come from anywhere."
             )
         )
+        self.pause_vectors_action = QAction(self.tr("Pause computing vectors"), self)
+        self.pause_vectors_action.setObjectName("pauseVectorsAction")
+        self.pause_vectors_action.setCheckable(True)
+        self.pause_vectors_action.setToolTip(
+            self.tr(
+                "Documents are searchable by their words as soon as they are read; their "
+                "vectors are computed afterwards. Pausing keeps the machine free (also after "
+                "a restart) until you switch it off again."
+            )
+        )
         self.export_action = QAction(self.tr("Export…"), self)
         self.export_action.setObjectName("exportBaseAction")
         self.import_action = QAction(self.tr("Import knowledge base…"), self)
@@ -264,6 +274,7 @@ class BasesPanel(QWidget):
                 self.delete_action,
                 self.agents_action,
                 self.private_urls_action,
+                self.pause_vectors_action,
                 self.export_action,
                 self.import_action,
             ]
@@ -298,6 +309,7 @@ class BasesPanel(QWidget):
         self.rename_action.triggered.connect(self._on_rename)
         self.agents_action.toggled.connect(self._on_agents_toggled)
         self.private_urls_action.toggled.connect(self._on_private_urls_toggled)
+        self.pause_vectors_action.toggled.connect(self._on_pause_vectors_toggled)
         self.delete_action.triggered.connect(self._on_delete)
         self.view.sourcesDropped.connect(self._on_sources_dropped)
         self.adder.finished.connect(self._on_dropped_added)
@@ -353,6 +365,53 @@ class BasesPanel(QWidget):
         self.private_urls_action.setEnabled(base is not None)
         self.private_urls_action.setChecked(base is not None and base.agent_private_urls)
         self.private_urls_action.blockSignals(False)
+        self._show_vectors_paused(base)
+
+    def _show_vectors_paused(self, base: Base | None) -> None:
+        """The pause action of a base with an embedding model, checked as the catalog says
+        (read off the GUI thread)."""
+        action = self.pause_vectors_action
+        action.setEnabled(base is not None and base.embedding_model is not None)
+        if base is None or base.embedding_model is None:
+            action.blockSignals(True)
+            action.setChecked(False)
+            action.blockSignals(False)
+            return
+        base_id = base.id
+        self._ctx.tasks.run(
+            lambda: self._ctx.service.vectors_paused(base_id),
+            lambda paused: self._on_vectors_paused_read(base_id, bool(paused)),
+            self._on_failed,
+            owner=self,
+        )
+
+    def _on_vectors_paused_read(self, base_id: str, paused: bool) -> None:
+        selected = self.selected_base()
+        if selected is None or selected.id != base_id:
+            return  # another base was chosen meanwhile
+        self.pause_vectors_action.blockSignals(True)
+        self.pause_vectors_action.setChecked(paused)
+        self.pause_vectors_action.blockSignals(False)
+
+    @Slot(bool)
+    def _on_pause_vectors_toggled(self, paused: bool) -> None:
+        base = self.selected_base()
+        if base is None:
+            return
+        base_id = base.id
+        service = self._ctx.service
+
+        def change() -> bool:
+            if paused:
+                service.pause_vectors(base_id)
+                return False
+            return service.resume_vectors(base_id)
+
+        self._ctx.tasks.run(change, self._on_vectors_resumed, self._on_failed, owner=self)
+
+    def _on_vectors_resumed(self, queued: object) -> None:
+        if queued:
+            self._ctx.executor.schedule()  # the resumed stage waits in the queue
 
     @Slot(bool)
     def _on_agents_toggled(self, allowed: bool) -> None:

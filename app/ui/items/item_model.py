@@ -36,7 +36,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 
-from app.knowledge.types import RUNNING_STATUSES, Item, ItemStatus, ItemType
+from app.knowledge.types import RUNNING_STATUSES, Item, ItemPhase, ItemStatus, ItemType
 from app.ui import errors
 from app.ui.items.file_formats import file_format
 from app.ui.items.item_names import display_name, folder_parts, secondary_text, sort_key
@@ -99,6 +99,14 @@ def status_label(status: ItemStatus) -> str:
         ItemStatus.DELETING: QCoreApplication.translate("ItemTreeModel", "Deleting"),
     }
     return labels[status]
+
+
+def _shows_progress(status: ItemStatus, phase: str) -> bool:
+    """Progress is shown for running items, and for completed ones while their vectors
+    are computed ("" when the vector stage is done with them)."""
+    if status in RUNNING_STATUSES:
+        return True
+    return status is ItemStatus.COMPLETED and phase in ("", ItemPhase.EMBEDDING.value)
 
 
 def phase_label(phase: str) -> str:
@@ -267,7 +275,7 @@ class ItemTreeModel(QStandardItemModel):
         if not shiboken6.isValid(self):
             return
         row = self._rows.get(item_id)
-        if row is None or row.item.status not in RUNNING_STATUSES:
+        if row is None or not _shows_progress(row.item.status, phase):
             return
         if self._live.get(item_id) == (phase, percent):
             return
@@ -386,10 +394,12 @@ class ItemTreeModel(QStandardItemModel):
             tooltip = f"{tooltip}\n{sync[1]}"
         for column in Column:
             values.append((column, Qt.ItemDataRole.ToolTipRole, tooltip))
-        live = self._live.get(item.id) if item.status in RUNNING_STATUSES else None
         running = item.status in RUNNING_STATUSES
-        phase = live[0] if live else (item.phase.value if item.phase and running else None)
-        progress = live[1] if live else (item.progress if running else None)
+        # A completed document may still wait for its vectors (phase embedding).
+        phased = running or (item.status is ItemStatus.COMPLETED and item.phase is not None)
+        live = self._live.get(item.id) if phased else None
+        phase = live[0] if live else (item.phase.value if item.phase and phased else None)
+        progress = live[1] if live else (item.progress if phased else None)
         values.append((Column.STATUS, Role.PHASE, phase))
         values.append((Column.STATUS, Role.PROGRESS, progress))
         values.append((Column.STATUS, Role.OCR_PAGES, _ocr_pages(item) if running else None))

@@ -47,6 +47,8 @@ def badge_text(
     on text recognition says how many of its pages are read."""
     if status in _RUNNING and phase == ItemPhase.WAITING and ocr_pages:
         return recognising_text(percent, ocr_pages)
+    if status is ItemStatus.COMPLETED and phase == ItemPhase.EMBEDDING:
+        return vectors_pending_text(percent)
     if status in _RUNNING and phase:
         label = phase_label(phase)
         if percent is not None and round(percent) >= 1:
@@ -55,6 +57,17 @@ def badge_text(
             )
         return QCoreApplication.translate("StatusDelegate", "{0}…").format(label)
     return status_label(status)
+
+
+def vectors_pending_text(percent: float | None) -> str:
+    """A document searchable by full text whose vectors are still being computed (the
+    vector stage): "Searchable · vectors 40%", unlike a running badge ("Embedding 40%"),
+    which is not searchable yet."""
+    if percent is not None and round(percent) >= 1:
+        return QCoreApplication.translate("StatusDelegate", "Searchable · vectors {0}%").format(
+            round(min(percent, 99.0))
+        )
+    return QCoreApplication.translate("StatusDelegate", "Searchable · vectors…")
 
 
 def aggregate_text(counts: Counter[ItemStatus] | None) -> str:

@@ -22,6 +22,8 @@ _COLOURS = {
     "DegradedRerank": ("#fff8e1", "#8a4b00"),
     "Embedding": ("#ede7f6", "#4527a0"),
     "Vector": ("#e3f2fd", "#0d47a1"),
+    # Vectors still being computed: the vector list covers only part of the base.
+    "Coverage": ("#e3f2fd", "#0d47a1"),
     "Bm25": ("#e8f5e9", "#1b5e20"),
     "Fusion": ("#fff3e0", "#e65100"),
     "Rerank": ("#fce4ec", "#880e4f"),
@@ -60,6 +62,12 @@ class DebugStrip(QWidget):
         self.tags["Mode"].setToolTip(self.tr("How the knowledge base was searched"))
         self.tags["Embedding"].setToolTip(self.tr("Time to turn the query into a vector"))
         self.tags["Vector"].setToolTip(self.tr("Vector search: time and candidates found"))
+        self.tags["Coverage"].setToolTip(
+            self.tr(
+                "The vectors of this knowledge base are still being computed; the documents "
+                "without them are found by their words meanwhile"
+            )
+        )
         self.tags["Bm25"].setToolTip(self.tr("Full-text (BM25) search: time and candidates found"))
         self.tags["Fusion"].setToolTip(self.tr("Time to merge the vector and full-text lists"))
         self.tags["Rerank"].setToolTip(self.tr("Time the rerank model took"))
@@ -86,6 +94,12 @@ class DebugStrip(QWidget):
             self.tr("Vector {0} ms, %n hit(s)", "", m.vector_hit_count).format(
                 _ms(m.vector_search_ms)
             ),
+        )
+        coverage = m.vector_coverage
+        self._show(
+            "Coverage",
+            vectors and coverage is not None and coverage < 1.0,
+            self.tr("Vectors for {0}% of chunks").format(min(99, int(100 * (coverage or 0.0)))),
         )
         self._show(
             "Bm25",

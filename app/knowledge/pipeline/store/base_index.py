@@ -8,7 +8,7 @@ answer with the same types, so everything above the store layer is written once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         IndexSnapshot,
         MaterialCopy,
         MaterialInfo,
+        PendingChunk,
         UnitRecord,
     )
 
@@ -62,8 +63,14 @@ class BaseIndex(Protocol):
         content_hash: str | None = None,
         units: Iterable[UnitRecord] | None = None,
         page_starts: Sequence[int] = (),
+        known_vectors: Mapping[str, npt.NDArray[np.float32]] | None = None,
     ) -> list[int]: ...
     def delete_material(self, item_id: str) -> int: ...
+
+    # -- the vector stage: chunks searchable by full text, their vectors still to come ---
+    def pending_vectors(self, after: int, limit: int) -> list[PendingChunk]: ...
+    def add_vectors(self, chunk_ids: Sequence[int], vectors: FloatMatrix) -> int: ...
+    def vector_progress(self, item_ids: Iterable[str]) -> dict[str, tuple[int, int]]: ...
     def rename_items(self, new_ids: dict[str, str]) -> int: ...
 
     # -- reads -------------------------------------------------------------------------

@@ -20,7 +20,7 @@ import os
 import secrets
 import shutil
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -222,6 +222,18 @@ class ChunkOwner:
     chunk_id: int
     item_id: str
     material_item_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PendingChunk:
+    """A chunk whose vector is still to be computed (the vector stage), with what it takes
+    to embed it: its text and its document's title (the header in front of it)."""
+
+    chunk_id: int
+    item_id: str
+    text: str
+    text_hash: str
+    title: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -440,9 +452,13 @@ class IndexStore:
         content_hash: str | None = None,
         units: Iterable[UnitRecord] | None = None,
         page_starts: Sequence[int] = (),
+        known_vectors: Mapping[str, npt.NDArray[np.float32]] | None = None,
     ) -> list[int]:
         """Replace an item's material, chunks, passages, FTS rows and vectors in one
         transaction. Without `units` each chunk is its own passage.
+
+        `vectors` has one row per chunk; `known_vectors` (text hash -> vector) gives only the
+        chunks whose vectors are known already, the others waiting for the vector stage.
 
         `chunks` and `units` may be streams (in text order): each is consumed once, inside
         the transaction, and no list of their texts is built, so a material's size does not
@@ -450,14 +466,26 @@ class IndexStore:
         """
         with self._write_lock, self._writing():
             self._delete_material_rows(item_id)
+            hashes: list[str] = []
             chunk_ids = self._insert_material(
-                item_id, relative_path, title, char_count, chunks, content_hash, units, page_starts
+                item_id,
+                relative_path,
+                title,
+                char_count,
+                chunks,
+                content_hash,
+                units,
+                page_starts,
+                hashes_out=hashes,
             )
-            if vectors is not None and len(vectors) != len(chunk_ids):
+            vectored = chunk_ids
+            if vectors is None and known_vectors:
+                vectors, vectored = known_vector_rows(chunk_ids, hashes, known_vectors)
+            elif vectors is not None and len(vectors) != len(chunk_ids):
                 raise ValueError("one vector per chunk is required")
-            if vectors is not None and len(chunk_ids):
+            if vectors is not None and len(vectored):
                 dimensions = self._check_dimensions(vectors.shape[1])
-                vector_blocks.add(self._writer, chunk_ids, vectors, dimensions, self._bump_epoch())
+                vector_blocks.add(self._writer, vectored, vectors, dimensions, self._bump_epoch())
         return chunk_ids
 
     @contextmanager
@@ -518,9 +546,11 @@ class IndexStore:
         content_hash: str | None,
         units: Iterable[UnitRecord] | None,
         page_starts: Sequence[int],
+        *,
+        hashes_out: list[str] | None = None,
     ) -> list[int]:
         """Insert a material, its passages (with their FTS rows) and its chunks; the chunk
-        ids (inside the caller's write transaction)."""
+        ids (inside the caller's write transaction), their text hashes into `hashes_out`."""
         title_tokens = index_text(title)
         self._writer.execute(
             "INSERT INTO materials (item_id, relative_path, title, char_count, content_hash, "
@@ -559,6 +589,8 @@ class IndexStore:
                 ),
             )
             chunk_ids.append(self._writer.last_insert_rowid())
+            if hashes_out is not None:
+                hashes_out.append(chunk.text_hash)
         return chunk_ids
 
     def _write_unit(self, material_id: int, unit: UnitRecord, title_tokens: str) -> None:
@@ -577,6 +609,61 @@ class IndexStore:
         with self._write_lock, self._writing():
             removed = self._delete_material_rows(item_id)
         return len(removed)
+
+    # -- the vector stage (jobs/embed_vectors.py) ---------------------------------------
+
+    def pending_vectors(self, after: int, limit: int) -> list[PendingChunk]:
+        """Up to `limit` chunks with no vector yet, of ids above `after`, in id order."""
+        conn = self._reader()
+        if not self._has_vector_table(conn):
+            return []
+        rows = conn.execute(
+            "SELECT c.id, c.item_id, c.text, c.text_hash, m.title FROM chunks c "
+            "JOIN materials m ON m.id = c.material_id WHERE c.id > ? "
+            "AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.id = c.id) ORDER BY c.id LIMIT ?",
+            (after, limit),
+        )
+        return [PendingChunk(int(r[0]), str(r[1]), r[2], str(r[3]), r[4]) for r in rows]
+
+    def add_vectors(self, chunk_ids: Sequence[int], vectors: FloatMatrix) -> int:
+        """Store the vectors of chunks that still exist and have none (a chunk deleted or
+        given a vector meanwhile is passed over); how many were stored."""
+        if len(vectors) != len(chunk_ids):
+            raise ValueError("one vector per chunk is required")
+        if not len(chunk_ids):
+            return 0
+        with self._write_lock, self._writing():
+            dimensions = self._check_dimensions(vectors.shape[1])
+            wanted = set(_missing_vectors(self._writer, list(chunk_ids)))
+            rows = [row for row, cid in enumerate(chunk_ids) if cid in wanted]
+            if rows:
+                vector_blocks.add(
+                    self._writer,
+                    [chunk_ids[row] for row in rows],
+                    vectors[rows],
+                    dimensions,
+                    self._bump_epoch(),
+                )
+        return len(rows)
+
+    def vector_progress(self, item_ids: Iterable[str]) -> dict[str, tuple[int, int]]:
+        """(chunks with a vector, chunks) of each of these items that has chunks."""
+        ids = list(dict.fromkeys(item_ids))
+        conn = self._reader()
+        with_table = self._has_vector_table(conn)
+        found: dict[str, tuple[int, int]] = {}
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            vectored = "(SELECT count(*) FROM vectors v WHERE v.id = c.id)" if with_table else "0"
+            rows = conn.execute(
+                f"SELECT c.item_id, total({vectored}), count(*) FROM chunks c "
+                f"WHERE c.item_id IN ({marks}) GROUP BY c.item_id",
+                part,
+            )
+            for item_id, done, total in rows:
+                found[str(item_id)] = (int(done), int(total))
+        return found
 
     def _check_dimensions(self, got: int) -> int:
         current = self._meta(self._writer, "dimensions")
@@ -1105,6 +1192,33 @@ class IndexStore:
             finally:
                 self._writer.execute("DROP TABLE temp.renamed")
         return len(others)
+
+
+def known_vector_rows(
+    chunk_ids: list[int], hashes: list[str], known: Mapping[str, npt.NDArray[np.float32]]
+) -> tuple[FloatMatrix | None, list[int]]:
+    """The vectors known by their chunk's text hash, and those chunks' ids."""
+    rows = [(cid, known[h]) for cid, h in zip(chunk_ids, hashes, strict=True) if h in known]
+    if not rows:
+        return None, []
+    return np.stack([v for _, v in rows]).astype(np.float32, copy=False), [c for c, _ in rows]
+
+
+def _missing_vectors(conn: apsw.Connection, chunk_ids: list[int]) -> list[int]:
+    """Of these chunk ids, those that exist and have no vector."""
+    missing: list[int] = []
+    for start in range(0, len(chunk_ids), 500):
+        part = chunk_ids[start : start + 500]
+        marks = ",".join("?" * len(part))
+        missing.extend(
+            int(r[0])
+            for r in conn.execute(
+                f"SELECT c.id FROM chunks c WHERE c.id IN ({marks}) "
+                "AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.id = c.id)",
+                part,
+            )
+        )
+    return missing
 
 
 def schema_objects(conn: SqlReader) -> dict[tuple[str, str], str | None]:

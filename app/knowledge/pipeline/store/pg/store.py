@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import math
 import secrets
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ from app.knowledge.pipeline.store.index_store import (
     IndexSnapshot,
     MaterialCopy,
     MaterialInfo,
+    PendingChunk,
     UnitRecord,
     decode_page_starts,
     encode_page_starts,
@@ -303,10 +304,13 @@ class PgIndexStore:
         content_hash: str | None = None,
         units: Iterable[UnitRecord] | None = None,
         page_starts: Sequence[int] = (),
+        known_vectors: Mapping[str, npt.NDArray[np.float32]] | None = None,
     ) -> list[int]:
         """Replace an item's material, chunks, passages, postings and vectors in one
         transaction. Without `units` each chunk is its own passage. `chunks` and `units`
-        are consumed once, in batches, so a material's size does not set the memory used."""
+        are consumed once, in batches, so a material's size does not set the memory used.
+        `known_vectors` (text hash -> vector) gives the vectors of only some chunks, as
+        IndexStore.rebuild_material."""
         title_tokens = document_tokens(title)
         with self._write() as conn:
             self._lock(conn, f"item:{item_id}")
@@ -330,8 +334,10 @@ class PgIndexStore:
                 writer.add(unit)
             writer.flush()
             chunk_ids: list[int] = []
+            hashes: list[str] = []
             batch: list[tuple[Any, ...]] = []
             for seq, chunk in enumerate(chunks):
+                hashes.append(chunk.text_hash)
                 if units is None:
                     writer.add(UnitRecord(chunk.start, chunk.end, chunk.text, seq, seq))
                 batch.append(
@@ -353,18 +359,14 @@ class PgIndexStore:
                     batch.clear()
             chunk_ids.extend(_insert_chunks(conn, batch))
             writer.flush()
-            if vectors is not None and len(vectors) != len(chunk_ids):
+            vectored = chunk_ids
+            if vectors is None and known_vectors:
+                vectors, vectored = index_store.known_vector_rows(chunk_ids, hashes, known_vectors)
+            elif vectors is not None and len(vectors) != len(chunk_ids):
                 raise ValueError("one vector per chunk is required")
-            if vectors is not None and chunk_ids:
+            if vectors is not None and vectored:
                 self._check_dimensions(conn, int(vectors.shape[1]))
-                with conn.cursor() as cur:
-                    cur.executemany(
-                        "INSERT INTO vectors (chunk_id, embedding) VALUES (%s, %s)",
-                        [
-                            (cid, np.asarray(v, dtype=np.float32))
-                            for cid, v in zip(chunk_ids, vectors, strict=True)
-                        ],
-                    )
+                _insert_vectors(conn, vectored, vectors)
             self._add_stats(conn, writer.units - removed_units, writer.tokens - removed_tokens)
         return chunk_ids
 
@@ -410,6 +412,63 @@ class PgIndexStore:
         with self._write() as conn:
             cur = conn.execute("DELETE FROM vectors WHERE chunk_id = ANY(%s)", (ids,))
             return cur.rowcount
+
+    # -- the vector stage (jobs/embed_vectors.py) ---------------------------------------
+
+    def pending_vectors(self, after: int, limit: int) -> list[PendingChunk]:
+        """Up to `limit` chunks with no vector yet, of ids above `after`, in id order."""
+        with self._read() as conn:
+            if self._meta(conn, "dimensions") is None:
+                return []
+            rows = conn.execute(
+                "SELECT c.id, c.item_id, c.text, c.text_hash, m.title FROM chunks c "
+                "JOIN materials m ON m.id = c.material_id WHERE c.id > %s "
+                "AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.chunk_id = c.id) "
+                "ORDER BY c.id LIMIT %s",
+                (after, limit),
+            ).fetchall()
+        return [PendingChunk(int(r[0]), str(r[1]), r[2], str(r[3]), r[4]) for r in rows]
+
+    def add_vectors(self, chunk_ids: Sequence[int], vectors: FloatMatrix) -> int:
+        """Store the vectors of chunks that still exist and have none; how many were."""
+        if len(vectors) != len(chunk_ids):
+            raise ValueError("one vector per chunk is required")
+        if not len(chunk_ids):
+            return 0
+        with self._write() as conn:
+            self._check_dimensions(conn, int(vectors.shape[1]))
+            wanted = {
+                int(r[0])
+                for r in conn.execute(
+                    "SELECT c.id FROM chunks c WHERE c.id = ANY(%s) AND NOT EXISTS "
+                    "(SELECT 1 FROM vectors v WHERE v.chunk_id = c.id) FOR UPDATE",
+                    (list(chunk_ids),),
+                )
+            }
+            rows = [row for row, cid in enumerate(chunk_ids) if cid in wanted]
+            if rows:
+                # Another process may store the same chunk's vector at this moment.
+                _insert_vectors(conn, [chunk_ids[r] for r in rows], vectors[rows], on_conflict=True)
+        return len(rows)
+
+    def vector_progress(self, item_ids: Iterable[str]) -> dict[str, tuple[int, int]]:
+        """(chunks with a vector, chunks) of each of these items that has chunks."""
+        ids = list(dict.fromkeys(item_ids))
+        with self._read() as conn:
+            if self._meta(conn, "dimensions") is None:
+                rows = conn.execute(
+                    "SELECT item_id, 0, count(*) FROM chunks WHERE item_id = ANY(%s) "
+                    "GROUP BY item_id",
+                    (ids,),
+                ).fetchall()
+            else:
+                rows = conn.execute(
+                    "SELECT c.item_id, count(v.chunk_id), count(*) FROM chunks c "
+                    "LEFT JOIN vectors v ON v.chunk_id = c.id WHERE c.item_id = ANY(%s) "
+                    "GROUP BY c.item_id",
+                    (ids,),
+                ).fetchall()
+        return {str(i): (int(done), int(total)) for i, done, total in rows}
 
     def rename_items(self, new_ids: dict[str, str]) -> int:
         """Give the materials and chunks of the items in `new_ids` their new item ids and
@@ -864,6 +923,22 @@ def _insert_chunks(conn: Conn, rows: list[tuple[Any, ...]]) -> list[int]:
         "RETURNING id",
         rows,
     )
+
+
+def _insert_vectors(
+    conn: Conn, chunk_ids: Sequence[int], vectors: FloatMatrix, *, on_conflict: bool = False
+) -> None:
+    query = "INSERT INTO vectors (chunk_id, embedding) VALUES (%s, %s)"
+    if on_conflict:
+        query += " ON CONFLICT (chunk_id) DO NOTHING"
+    with conn.cursor() as cur:
+        cur.executemany(
+            query,
+            [
+                (cid, np.asarray(v, dtype=np.float32))
+                for cid, v in zip(chunk_ids, vectors, strict=True)
+            ],
+        )
 
 
 def _floats(value: Any) -> npt.NDArray[np.float32]:

@@ -1,0 +1,172 @@
+"""embed-vectors: the vector stage of a base, after its documents became searchable.
+
+index-documents writes a document's chunks and full text and marks it completed; chunks
+whose vectors the base does not have yet are left to this job, one per base, claimed
+after every other due job (catalog.jobs.CLAIM_ORDER). It takes the chunks without a
+vector in id order, a batch at a time, reuses vectors the base already has for the same
+text, embeds the rest and writes each batch as it comes. So:
+
+- a crash loses at most the batch in flight; the job is of the `retry` kind and, run
+  again, embeds only what is still missing (nothing is read again, nothing paid twice
+  that was written);
+- a normal exit hands it back between two batches (the runner);
+- it works in slices of SLICE_S and queues itself again after each, so new documents
+  (whose reading comes first) are never held up by a large base's vectors;
+- pausing the base (vector_stage.py) stops it after the batch in flight.
+
+While a document's vectors are missing it stays completed with the phase `embedding` and
+the share of its chunks that have vectors; the phase goes when the last one is written.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from app.knowledge import vector_stage
+from app.knowledge.catalog import Job
+from app.knowledge.chunk_sizing import sizing_for
+from app.knowledge.jobs.context import JobContext
+from app.knowledge.jobs.errors import ItemFailure, PollLater, RetryableFailure
+from app.knowledge.jobs.index_documents import embed_batch, text_hash
+from app.knowledge.jobs.kinds import JobKind, policy_for
+from app.knowledge.pipeline.indexing.token_count import ChunkSizing, embedding_input
+from app.knowledge.pipeline.store.base_index import BaseIndex
+from app.knowledge.pipeline.store.index_store import DimensionMismatchError, PendingChunk
+from app.knowledge.pipeline.store.vector_codes import FloatMatrix
+from app.knowledge.types import Base, ErrorCode, ItemPhase, ItemStatus, VectorStop
+
+log = logging.getLogger(__name__)
+
+# How long one run works before it queues itself again (well inside the job timeout).
+SLICE_S = 120.0
+# When another process runs the base's vector stage, look again after this long.
+BUSY_POLL_S = 5.0
+
+
+def lease_key(base_id: str) -> str:
+    """Held by the running vector job of a base, whichever process runs it."""
+    return f"{JobKind.EMBED_VECTORS}-running:{base_id}"
+
+
+def run(ctx: JobContext, job: Job) -> None:
+    parts = ctx.parts
+    base = parts.catalog.get_base(job.base_id)
+    if base is None or base.embedding_model is None or base.dimensions is None:
+        return  # deleted, or its model was taken away: there are no vectors to compute
+    if vector_stage.is_paused(parts.catalog, base.id):
+        return  # resuming queues the stage again
+    if not _take_lease(ctx, job):
+        raise PollLater(BUSY_POLL_S, "another Trove process computes this base's vectors")
+    store = parts.stores.get(base.id)
+    try:
+        store.ensure_vectors(base.dimensions)
+        finished = _work(ctx, base, store, time.monotonic() + SLICE_S)
+    except (ItemFailure, RetryableFailure) as exc:
+        if (
+            isinstance(exc, ItemFailure)
+            or job.attempts >= policy_for(JobKind.EMBED_VECTORS).attempts
+        ):
+            _stop(ctx, base, exc.code, exc.message)
+        raise
+    except DimensionMismatchError as exc:
+        _stop(ctx, base, ErrorCode.EMBEDDING_FAILED, str(exc))
+        raise ItemFailure(ErrorCode.EMBEDDING_FAILED, str(exc)) from exc
+    if not finished:
+        raise PollLater(0.0, "the next slice of the vector stage")
+    vector_stage.set_stopped(parts.catalog, base.id, None)
+    _settle_all(ctx, base, store)
+
+
+def _take_lease(ctx: JobContext, job: Job) -> bool:
+    catalog = ctx.parts.catalog
+    holder = catalog.take_job_lease(job.id, lease_key(job.base_id))
+    if holder is None:
+        return True
+    if catalog.job_owner_alive(holder):
+        return False
+    catalog.finish_job(holder.id, "abandoned", "its process is gone")
+    return catalog.take_job_lease(job.id, lease_key(job.base_id)) is None
+
+
+def _work(ctx: JobContext, base: Base, store: BaseIndex, until: float) -> bool:
+    """Embed and write batches until none is left (True) or the slice is over (False)."""
+    parts = ctx.parts
+    assert base.embedding_model is not None and base.dimensions is not None
+    embedder = parts.models.embedder(base.embedding_model)
+    batch_size = max(1, parts.embed_batch_size)
+    sizing = sizing_for(base, parts.models)
+    after = 0
+    while True:
+        ctx.raise_if_cancelled()
+        if vector_stage.is_paused(parts.catalog, base.id):
+            return True  # stopped by the person: nothing is left to do in this run
+        pending = store.pending_vectors(after, batch_size)
+        if not pending:
+            return True
+        after = pending[-1].chunk_id
+        _embed_and_write(store, pending, sizing, embedder.embed, base.dimensions)
+        _report(ctx, store, {c.item_id for c in pending})
+        if time.monotonic() > until:
+            return False
+
+
+def _embed_and_write(
+    store: BaseIndex,
+    pending: Sequence[PendingChunk],
+    sizing: ChunkSizing,
+    embed: Callable[[list[str]], object],
+    dims: int,
+) -> None:
+    """Vectors for these chunks: those of the same text the base has, the rest embedded
+    (each distinct text once); written in one transaction."""
+    inputs = [embedding_input(sizing.header(c.title), c.text) for c in pending]
+    hashes = [text_hash(text) for text in inputs]
+    known = store.vectors_for_hashes(hashes)
+    todo = {h: text for h, text in zip(hashes, inputs, strict=True) if h not in known}
+    if todo:
+        vectors = embed_batch(embed, list(todo.values()), dims)
+        known.update(zip(todo, vectors, strict=True))
+    matrix: FloatMatrix = np.stack([known[h] for h in hashes]).astype(np.float32, copy=False)
+    store.add_vectors([c.chunk_id for c in pending], matrix)
+
+
+def _report(ctx: JobContext, store: BaseIndex, item_ids: set[str]) -> None:
+    """Each touched document's share of chunks with vectors; done ones lose the phase."""
+    for item_id, (done, total) in store.vector_progress(item_ids).items():
+        if done >= total:
+            ctx.progress(item_id, None, None)
+            _clear_phase(ctx, item_id)
+        else:
+            ctx.progress(item_id, ItemPhase.EMBEDDING, 100.0 * done / max(1, total))
+
+
+def _clear_phase(ctx: JobContext, item_id: str) -> None:
+    """Written here and not only through progress: the runtime persists progress in steps,
+    and a headless drain not at all."""
+    catalog = ctx.parts.catalog
+    item = catalog.get_item(item_id)
+    if item is not None and item.status is ItemStatus.COMPLETED and item.phase is not None:
+        catalog.set_item_phase(item_id, None)
+
+
+def _settle_all(ctx: JobContext, base: Base, store: BaseIndex) -> None:
+    """Every document of the base still marked as waiting for vectors loses the mark if
+    it has them all (another process wrote them, or they were reused by text)."""
+    waiting = ctx.parts.catalog.list_items(
+        base.id, statuses=(ItemStatus.COMPLETED,), phase=ItemPhase.EMBEDDING
+    )
+    if waiting:
+        _report(ctx, store, {i.id for i in waiting})
+        for item_id in {i.id for i in waiting} - set(store.vector_progress(i.id for i in waiting)):
+            _clear_phase(ctx, item_id)  # no chunks at all: nothing to wait for
+
+
+def _stop(ctx: JobContext, base: Base, code: str, message: str) -> None:
+    """Record why the stage gave up, for the window and `trove status`; the documents stay
+    searchable by full text, and `trove resume` starts the stage again."""
+    log.warning("vectors of %r stopped: %s: %s", base.name, code, message)
+    vector_stage.set_stopped(ctx.parts.catalog, base.id, VectorStop(str(code), message))

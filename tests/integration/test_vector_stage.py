@@ -1,0 +1,286 @@
+"""Searchable first, vectors after (issue 32): the vector stage of a base.
+
+On a base with an embedding model a document is searchable by full text as soon as it is
+read; its vectors come from the embed-vectors job afterwards, claimed after every other due
+job, written batch by batch, pausable (a restart keeps the pause), handed back at a normal
+exit and resumed after a crash without paying twice for what was written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from app.knowledge import doctor
+from app.knowledge.catalog.jobs import CLAIM_ORDER
+from app.knowledge.jobs import runner
+from app.knowledge.jobs.context import JobContext
+from app.knowledge.jobs.kinds import JobKind, policy_for
+from app.knowledge.jobs.reader_pool import InlineExtraction
+from app.knowledge.service import KnowledgeService
+from app.knowledge.types import ErrorCode, ItemPhase, ItemStatus, SearchMode
+from app.providers.interfaces import ProviderError
+from app.runtime.executor import JobExecutor
+from tests.fakes import FakeModels
+
+WAIT_MS = 60_000
+
+
+@pytest.fixture
+def models() -> FakeModels:
+    return FakeModels()
+
+
+@pytest.fixture
+def svc(tmp_path: Path, models: FakeModels) -> Iterator[KnowledgeService]:
+    service = KnowledgeService(tmp_path / "home", models=models, extraction=InlineExtraction())
+    yield service
+    service.close()
+
+
+def _notes(svc: KnowledgeService, base_id: str, count: int, words: int = 300) -> list[str]:
+    """Notes of distinct words (no text repeats, so every chunk is embedded once)."""
+    ids = []
+    for n in range(count):
+        text = " ".join(f"word{n}x{i}" for i in range(words)) + f" zebra{n} orchard"
+        ids.append(svc.add_note(base_id, f"Note {n}", text).id)
+    return ids
+
+
+def _hybrid_base(svc: KnowledgeService) -> str:
+    return svc.create_base("kb", embedding_model="fake:bow", chunk_size=64, chunk_overlap=0).id
+
+
+def test_a_document_is_found_by_full_text_while_its_vectors_are_pending(
+    svc: KnowledgeService, models: FakeModels
+) -> None:
+    base_id = _hybrid_base(svc)
+    svc.pause_vectors(base_id)
+    ids = _notes(svc, base_id, 3)
+    models.embedder_instance.calls.clear()
+    svc.run_pending_jobs(base_id)
+    assert models.embedder_instance.calls == []  # reading never waits for a provider
+    for item in svc.list_items(base_id):
+        assert (item.status, item.phase, item.progress) == (
+            ItemStatus.COMPLETED,
+            ItemPhase.EMBEDDING,
+            0.0,
+        )
+    response = svc.search(base_id, "zebra1")
+    assert response.mode is SearchMode.HYBRID
+    assert [r.item_id for r in response.results][:1] == [ids[1]]
+    assert response.metrics.vector_coverage == 0.0
+    assert response.metrics.to_json()["vectorCoverage"] == 0.0
+    status = svc.vector_status(base_id)
+    assert (status.vectors, status.waiting_documents, status.paused) == (0, 3, True)
+    assert status.chunks > 3
+    # Waiting for vectors is not damage.
+    assert doctor.check(svc.parts, base_id).problems == []
+
+    assert svc.resume_vectors(base_id)
+    svc.run_pending_jobs(base_id)
+    for item in svc.list_items(base_id):
+        assert (item.status, item.phase, item.progress) == (ItemStatus.COMPLETED, None, None)
+    status = svc.vector_status(base_id)
+    assert status.vectors == status.chunks and status.waiting_documents == 0
+    response = svc.search(base_id, "zebra1")
+    assert response.metrics.vector_coverage == 1.0 and response.metrics.vector_hit_count > 0
+    # Every chunk text was embedded once (the search's own query aside).
+    embedded = [t for t in models.embedder_instance.texts_embedded if t != "zebra1"]
+    assert len(embedded) == len(set(embedded)) == status.chunks
+
+
+def test_the_vector_stage_is_claimed_after_every_other_due_job(svc: KnowledgeService) -> None:
+    assert f"'{JobKind.EMBED_VECTORS}'" in CLAIM_ORDER
+    base_id = _hybrid_base(svc)
+    (first,) = _notes(svc, base_id, 1)
+    job = svc.catalog.claim_next_job(base_id)
+    assert job is not None and job.kind == JobKind.INDEX_DOCUMENTS
+    assert runner.run_job(JobContext(svc.parts), job) == "done"
+    second = svc.add_note(base_id, "Later", "a later note about zebras").id
+    # The vector job was queued first, yet the later document is read before it.
+    kinds = [j.kind for j in svc.catalog.list_jobs(base_id, statuses=("queued",))]
+    assert kinds == [JobKind.EMBED_VECTORS, JobKind.INDEX_DOCUMENTS]
+    job = svc.catalog.claim_next_job(base_id)
+    assert job is not None and (job.kind, job.item_id) == (JobKind.INDEX_DOCUMENTS, second)
+    assert svc.get_item(first).status is ItemStatus.COMPLETED
+
+
+def test_a_pause_survives_a_restart_and_resume_finishes(tmp_path: Path, models: FakeModels) -> None:
+    home = tmp_path / "home"
+    svc = KnowledgeService(home, models=models, extraction=InlineExtraction())
+    try:
+        base_id = _hybrid_base(svc)
+        _notes(svc, base_id, 2)
+        svc.pause_vectors(base_id)
+        svc.run_pending_jobs(base_id)
+        assert svc.catalog.list_jobs(base_id, statuses=("queued", "running")) == []
+    finally:
+        svc.close()
+    svc = KnowledgeService(home, models=models, extraction=InlineExtraction())
+    try:
+        svc.recover()  # a start: a paused stage is not queued again
+        assert svc.vectors_paused(base_id)
+        assert svc.catalog.list_jobs(base_id, statuses=("queued", "running")) == []
+        assert svc.vector_status(base_id).waiting_documents == 2
+        assert svc.resume_vectors(base_id)
+        assert not svc.vectors_paused(base_id)
+        svc.run_pending_jobs(base_id)
+        assert svc.vector_status(base_id).waiting_documents == 0
+    finally:
+        svc.close()
+
+
+def test_pausing_stops_a_running_stage_after_its_batch(
+    svc: KnowledgeService, models: FakeModels
+) -> None:
+    base_id = _hybrid_base(svc)
+    _notes(svc, base_id, 4)
+    svc.pause_vectors(base_id)
+    svc.run_pending_jobs(base_id)
+    svc.resume_vectors(base_id)
+    calls = 0
+
+    def pause_after_first(_texts: object) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            svc.pause_vectors(base_id)
+
+    models.embedder_instance.before_embed = pause_after_first
+    svc.run_pending_jobs(base_id)
+    assert calls == 1
+    status = svc.vector_status(base_id)
+    assert status.paused and 0 < status.vectors < status.chunks
+    assert svc.catalog.list_jobs(base_id, statuses=("queued", "running")) == []
+
+
+def test_a_rejected_key_stops_the_stage_and_documents_stay_searchable(
+    svc: KnowledgeService, models: FakeModels
+) -> None:
+    base_id = _hybrid_base(svc)
+    _notes(svc, base_id, 2)
+    models.embedder_instance.fail_with = ProviderError(
+        ErrorCode.PROVIDER_AUTH_FAILED, "the key was rejected"
+    )
+    svc.run_pending_jobs(base_id)
+    status = svc.vector_status(base_id)
+    assert status.stopped is not None and status.stopped.code == ErrorCode.PROVIDER_AUTH_FAILED
+    assert all(i.status is ItemStatus.COMPLETED for i in svc.list_items(base_id))
+    assert svc.search(base_id, "zebra0").results  # found by its words
+    models.embedder_instance.fail_with = None
+    assert svc.resume_vectors(base_id)
+    assert svc.vector_status(base_id).stopped is None
+    svc.run_pending_jobs(base_id)
+    assert svc.vector_status(base_id).waiting_documents == 0
+
+
+def test_a_busy_provider_is_retried_with_backoff_then_the_stage_stops(
+    svc: KnowledgeService, models: FakeModels
+) -> None:
+    base_id = _hybrid_base(svc)
+    _notes(svc, base_id, 1)
+    svc.pause_vectors(base_id)
+    svc.run_pending_jobs(base_id)
+    svc.resume_vectors(base_id)
+    models.embedder_instance.fail_with = ProviderError("EMBEDDING_FAILED", "busy", retryable=True)
+    ctx = JobContext(svc.parts)
+    policy = policy_for(JobKind.EMBED_VECTORS)
+    now = 1_000.0
+    for attempt in range(1, policy.attempts):
+        job = svc.catalog.claim_next_job(base_id, now=now)
+        assert job is not None and job.attempts == attempt
+        assert runner.run_job(ctx, job, clock=lambda at=now: at) == "queued"
+        assert svc.vector_status(base_id).stopped is None
+        now = svc.catalog.require_job(job.id).not_before
+    job = svc.catalog.claim_next_job(base_id, now=now)
+    assert job is not None
+    assert runner.run_job(ctx, job, clock=lambda: now) == "failed"
+    stopped = svc.vector_status(base_id).stopped
+    assert stopped is not None and "busy" in stopped.message
+    (item,) = svc.list_items(base_id)
+    assert (item.status, item.error_code) == (ItemStatus.COMPLETED, None)
+
+
+def test_a_slice_queues_the_stage_again_without_using_an_attempt(
+    svc: KnowledgeService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base_id = _hybrid_base(svc)
+    _notes(svc, base_id, 3)
+    svc.pause_vectors(base_id)
+    svc.run_pending_jobs(base_id)
+    svc.resume_vectors(base_id)
+    monkeypatch.setattr("app.knowledge.jobs.embed_vectors.SLICE_S", -1.0)  # one batch a run
+    ctx = JobContext(svc.parts)
+    runs = 0
+    while (job := svc.catalog.claim_next_job(base_id)) is not None:
+        assert job.attempts == 1
+        runner.run_job(ctx, job)
+        runs += 1
+    assert runs > 2
+    assert svc.vector_status(base_id).waiting_documents == 0
+
+
+def test_lost_vectors_are_computed_again_by_the_doctor_without_reading(
+    svc: KnowledgeService, models: FakeModels
+) -> None:
+    base_id = _hybrid_base(svc)
+    (note,) = _notes(svc, base_id, 1)
+    svc.run_pending_jobs(base_id)
+    store = svc.parts.stores.get(base_id)
+    chunk_ids = [c.id for c in store.item_chunks(note)]
+    store.delete_vector_rows(chunk_ids[:2])
+    found = doctor.check(svc.parts, base_id).problems
+    assert [p.code for p in found] == [doctor.Code.MISSING_VECTORS]
+    models.embedder_instance.calls.clear()
+    result = svc.doctor(base_id, repair=True)
+    assert result.after is not None and result.after.problems == []
+    svc.run_pending_jobs(base_id)
+    assert len(models.embedder_instance.texts_embedded) == 2  # only the lost ones
+    assert svc.vector_status(base_id).vectors == len(chunk_ids)
+
+
+def test_closing_the_window_mid_stage_fails_nothing_and_the_next_start_finishes(
+    tmp_path: Path, models: FakeModels, qtbot: QtBot
+) -> None:
+    home = tmp_path / "home"
+    svc = KnowledgeService(home, models=models, extraction=InlineExtraction())
+    executor = JobExecutor(svc, max_workers=2)
+    try:
+        base_id = _hybrid_base(svc)
+        _notes(svc, base_id, 4)
+        batches = 0
+
+        def count(_texts: object) -> None:
+            nonlocal batches
+            batches += 1
+
+        models.embedder_instance.before_embed = count
+        executor.start()
+        qtbot.waitUntil(lambda: batches >= 2, timeout=WAIT_MS)
+        assert executor.shutdown()  # the window's quit
+    finally:
+        executor.deleteLater()
+        svc.close()
+    svc = KnowledgeService(home, models=models, extraction=InlineExtraction())
+    try:
+        items = svc.list_items(base_id)
+        # Handed back (a document still being read stays processing), never failed.
+        assert all(i.status is not ItemStatus.FAILED for i in items)
+        assert all(i.error_code is None for i in items)
+        jobs = svc.catalog.list_jobs(base_id, statuses=("queued", "running"))
+        assert all((j.status, j.owner) == ("queued", None) for j in jobs)
+        assert JobKind.EMBED_VECTORS in {j.kind for j in jobs}
+        svc.recover()  # the next start
+        models.embedder_instance.before_embed = None
+        svc.run_pending_jobs(base_id)
+        assert all(i.status is ItemStatus.COMPLETED for i in svc.list_items(base_id))
+        status = svc.vector_status(base_id)
+        assert status.vectors == status.chunks
+        embedded = models.embedder_instance.texts_embedded
+        assert len(embedded) == len(set(embedded))  # nothing paid for twice
+    finally:
+        svc.close()
