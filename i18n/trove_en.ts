@@ -259,6 +259,14 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Pause computing vectors</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Documents are searchable by their words as soon as they are read; their vectors are computed afterwards. Pausing keeps the machine free (also after a restart) until you switch it off again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Export…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -416,6 +424,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>The vectors of this knowledge base are still being computed; the documents without them are found by their words meanwhile</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Full-text (BM25) search: time and candidates found</source>
         <translation type="unfinished"></translation>
     </message>
@@ -441,6 +453,10 @@
             <numerusform>Vector {0} ms, %n hit</numerusform>
             <numerusform>Vector {0} ms, %n hits</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Vectors for {0}% of chunks</source>
+        <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
         <source>BM25 {0} ms, %n hit(s)</source>
@@ -2487,6 +2503,14 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     </message>
     <message>
         <source>{0}…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Searchable · vectors {0}%</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Searchable · vectors…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -255,6 +255,14 @@
         <translation>关闭时：智能体在此添加的网页以及导入的知识库中的网页只能来自公共互联网地址，绝不会来自本机（localhost）、你的局域网或云元数据服务。你自己添加的网页不受此限制。</translation>
     </message>
     <message>
+        <source>Pause computing vectors</source>
+        <translation>暂停计算向量</translation>
+    </message>
+    <message>
+        <source>Documents are searchable by their words as soon as they are read; their vectors are computed afterwards. Pausing keeps the machine free (also after a restart) until you switch it off again.</source>
+        <translation>文档读取后即可按关键词检索；向量随后在后台计算。暂停后（重启也保持）不再占用机器，直到再次关闭此项。</translation>
+    </message>
+    <message>
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
@@ -408,6 +416,10 @@
         <translation>向量检索：耗时与找到的候选数</translation>
     </message>
     <message>
+        <source>The vectors of this knowledge base are still being computed; the documents without them are found by their words meanwhile</source>
+        <translation>此知识库的向量仍在计算中；尚无向量的文档暂时按关键词检索</translation>
+    </message>
+    <message>
         <source>Full-text (BM25) search: time and candidates found</source>
         <translation>全文（BM25）检索：耗时与找到的候选数</translation>
     </message>
@@ -432,6 +444,10 @@
         <translation>
             <numerusform>向量 {0} ms，命中 %n 条</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Vectors for {0}% of chunks</source>
+        <translation>{0}% 的分块已有向量</translation>
     </message>
     <message numerus="yes">
         <source>BM25 {0} ms, %n hit(s)</source>
@@ -2457,6 +2473,14 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     <message>
         <source>{0}…</source>
         <translation>{0}…</translation>
+    </message>
+    <message>
+        <source>Searchable · vectors {0}%</source>
+        <translation>可检索 · 向量 {0}%</translation>
+    </message>
+    <message>
+        <source>Searchable · vectors…</source>
+        <translation>可检索 · 向量计算中…</translation>
     </message>
     <message>
         <source>{0} failed</source>

@@ -10,7 +10,7 @@ from app.cli.output import EXIT_FAILED, EXIT_OK, print_json, shown
 from app.cli.progress import process_and_report
 from app.knowledge.doctor import Code, Problem, Repair
 from app.knowledge.service import KnowledgeService
-from app.knowledge.types import Item, ItemStatus
+from app.knowledge.types import Item, ItemStatus, VectorStop
 from app.runtime.headless import run_until_drained
 
 
@@ -31,7 +31,8 @@ def cmd_doctor(svc: KnowledgeService, args: argparse.Namespace) -> int:
     # Items the repair queued to be indexed again from their copies finish here, so the
     # command ends with them completed (or says which could not be).
     unfinished = _index_requeued(svc, result.repairs)
-    clean = result.clean and not unfinished
+    stopped = _vectors_stopped(svc, result.repairs)
+    clean = result.clean and not unfinished and not stopped
     if args.json:
         print_json(result.to_json())
         return EXIT_OK if clean else EXIT_FAILED
@@ -47,6 +48,11 @@ def cmd_doctor(svc: KnowledgeService, args: argparse.Namespace) -> int:
         _print_problems(remaining)
         for item in unfinished:
             print(f"  not indexed again: {item.title!r}: {item.error_code}: {item.error_message}")
+        for base_id, stop in stopped:
+            print(
+                f"  vectors not computed (base {base_id}): {stop.code}: {shown(stop.message)}; "
+                "the documents stay searchable by their words (trove vectors BASE --resume)"
+            )
     elif any(p.repairable for p in report.problems):
         fixable = sum(1 for p in report.problems if p.repairable)
         print(f"{fixable} of them can be repaired: trove doctor --repair", file=sys.stderr)
@@ -71,6 +77,19 @@ def _index_requeued(svc: KnowledgeService, repairs: Sequence[Repair]) -> list[It
     run_until_drained(svc)
     items = [svc.get_item(i) for i in sorted(ids)]
     return [i for i in items if i.status is not ItemStatus.COMPLETED]
+
+
+def _vectors_stopped(
+    svc: KnowledgeService, repairs: Sequence[Repair]
+) -> list[tuple[str, VectorStop]]:
+    """The bases whose vector stage the repair queued and that stopped (after the queue ran)."""
+    bases = sorted({r.base_id for r in repairs if r.code is Code.MISSING_VECTORS and r.base_id})
+    found = []
+    for base_id in bases:
+        stop = svc.vector_status(base_id).stopped
+        if stop is not None:
+            found.append((base_id, stop))
+    return found
 
 
 def _print_problems(problems: Sequence[Problem]) -> None:

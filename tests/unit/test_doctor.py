@@ -18,7 +18,7 @@ from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.material_paths import material_path
 from app.knowledge.pipeline.store.index_store import ChunkRecord, index_path
 from app.knowledge.service import KnowledgeService
-from app.knowledge.types import ErrorCode, Item, ItemStatus, ItemType, SearchMode
+from app.knowledge.types import ErrorCode, Item, ItemPhase, ItemStatus, ItemType, SearchMode
 from tests.conftest import write_files
 from tests.fakes import FakeModels
 from tests.unit.make_files import make_pdf
@@ -187,8 +187,9 @@ def test_damage_is_reported_by_code_and_repaired(svc: KnowledgeService, tmp_path
         assert item.error_code == ErrorCode.INDEXING_INTERRUPTED and "reindex" in (
             item.error_message or ""
         )
-    # Its copy under raw/ is intact: it is indexed again from it, not failed.
-    assert items[roles["no_vectors"].id].status is ItemStatus.PROCESSING
+    # Only its vectors were lost: it stays searchable and waits for the vector stage.
+    waiting = items[roles["no_vectors"].id]
+    assert (waiting.status, waiting.phase) == (ItemStatus.COMPLETED, ItemPhase.EMBEDDING)
     requeued = [r for r in result.repairs if r.requeued]
     assert [r.item_id for r in requeued] == [roles["no_vectors"].id]
     assert items[roles["miscounted"].id].chunk_count == 1
@@ -202,7 +203,8 @@ def test_damage_is_reported_by_code_and_repaired(svc: KnowledgeService, tmp_path
     # The queued deletion finishes; reindexing the failed items makes them whole again.
     svc.run_pending_jobs(base_id)
     assert roles["stuck_delete"].id not in {i.id for i in svc.list_items(base_id)}
-    assert svc.get_item(roles["no_vectors"].id).status is ItemStatus.COMPLETED
+    whole = svc.get_item(roles["no_vectors"].id)
+    assert (whole.status, whole.phase) == (ItemStatus.COMPLETED, None)
     failed = [i.id for i in svc.list_items(base_id) if i.status is ItemStatus.FAILED]
     svc.reindex(base_id, failed)
     svc.run_pending_jobs(base_id)
@@ -346,10 +348,11 @@ def test_cli_doctor_reports_and_repairs(tmp_path: Path) -> None:
     assert f"STALE_RUNNING_ITEM (base {base_id} item {roles['stale'].id}; repairable)" in out
     assert "repaired ORPHAN_FILE" in out and "deleted raw/stray.txt" in out
     assert "after repair: 0 problem(s)" in out
-    # The item without vectors is indexed again from its copy; this child process has no
-    # 'fake' embedder (only the test process does), so that fails, and the command says so.
-    assert f"queued {roles['no_vectors'].title!r} to be indexed again" in out
-    assert f"not indexed again: {roles['no_vectors'].title!r}: READ_FAILED" in out
+    # Only the vectors of the item without them are computed again (it stays searchable);
+    # this child process has no 'fake' embedder (only the test process does), so the
+    # vector stage stops, and the command says so.
+    assert f"queued the missing vectors of {roles['no_vectors'].title!r}" in out
+    assert f"vectors not computed (base {base_id}): MODEL_NOT_AVAILABLE" in out
     assert repaired.returncode == 1, out + repaired.stderr
 
     svc = KnowledgeService(home, models=FakeModels(), extraction=InlineExtraction())

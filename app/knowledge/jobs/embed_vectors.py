@@ -38,6 +38,7 @@ from app.knowledge.pipeline.store.base_index import BaseIndex
 from app.knowledge.pipeline.store.index_store import DimensionMismatchError, PendingChunk
 from app.knowledge.pipeline.store.vector_codes import FloatMatrix
 from app.knowledge.types import Base, ErrorCode, ItemPhase, ItemStatus, VectorStop
+from app.providers.interfaces import ProviderError
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +97,12 @@ def _work(ctx: JobContext, base: Base, store: BaseIndex, until: float) -> bool:
     """Embed and write batches until none is left (True) or the slice is over (False)."""
     parts = ctx.parts
     assert base.embedding_model is not None and base.dimensions is not None
-    embedder = parts.models.embedder(base.embedding_model)
+    try:
+        embedder = parts.models.embedder(base.embedding_model)
+    except ProviderError as exc:  # a provider removed, a model not installed here
+        if exc.retryable:
+            raise RetryableFailure(exc.code, exc.message, exc.retry_after) from exc
+        raise ItemFailure(exc.code, exc.message) from exc
     batch_size = max(1, parts.embed_batch_size)
     sizing = sizing_for(base, parts.models)
     after = 0
