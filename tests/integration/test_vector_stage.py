@@ -17,9 +17,11 @@ from pytestqt.qtbot import QtBot
 
 from app.knowledge import doctor
 from app.knowledge.catalog.jobs import CLAIM_ORDER
-from app.knowledge.jobs import runner
+from app.knowledge.jobs import embed_vectors, runner
 from app.knowledge.jobs.context import JobContext
-from app.knowledge.jobs.kinds import JobKind, policy_for
+from app.knowledge.jobs.kinds import JobKind, policy_for, vectors_key
+from app.knowledge.jobs.owner import current_owner
+from app.knowledge.jobs.queue import queue_vectors
 from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import ErrorCode, ItemPhase, ItemStatus, SearchMode
@@ -289,3 +291,26 @@ def test_closing_the_window_mid_stage_fails_nothing_and_the_next_start_finishes(
         assert len(embedded) == len(set(embedded))  # nothing paid for twice
     finally:
         svc.close()
+
+
+def test_one_process_at_a_time_runs_a_bases_vector_stage(svc: KnowledgeService) -> None:
+    base_id = _hybrid_base(svc)
+    _notes(svc, base_id, 2)
+    svc.pause_vectors(base_id)
+    svc.run_pending_jobs(base_id)
+    svc.resume_vectors(base_id)
+    ctx = JobContext(svc.parts)
+    first = svc.catalog.claim_next_job(base_id, owner=current_owner())
+    assert first is not None and embed_vectors._take_lease(ctx, first)  # it runs meanwhile
+    assert queue_vectors(svc.parts, base_id)  # a document completed meanwhile
+    second = svc.catalog.claim_next_job(base_id, owner=current_owner())
+    assert second is not None and second.id != first.id
+    assert runner.run_job(ctx, second) == "queued"  # it waits for the first to end
+    again = svc.catalog.require_job(second.id)
+    assert again.idempotency_key == vectors_key(base_id) and again.attempts == 0
+    assert queue_vectors(svc.parts, base_id)
+    assert len(svc.catalog.list_jobs(base_id, statuses=("queued",))) == 1  # no pile-up
+    assert svc.vector_status(base_id).vectors == 0
+    svc.catalog.finish_job(first.id, "done")  # the first process ends
+    svc.run_pending_jobs(base_id)
+    assert svc.vector_status(base_id).waiting_documents == 0

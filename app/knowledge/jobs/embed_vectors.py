@@ -32,7 +32,7 @@ from app.knowledge.chunk_sizing import sizing_for
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.errors import ItemFailure, PollLater, RetryableFailure
 from app.knowledge.jobs.index_documents import embed_batch, text_hash
-from app.knowledge.jobs.kinds import JobKind, policy_for
+from app.knowledge.jobs.kinds import JobKind, policy_for, vectors_key
 from app.knowledge.pipeline.indexing.token_count import ChunkSizing, embedding_input
 from app.knowledge.pipeline.store.base_index import BaseIndex
 from app.knowledge.pipeline.store.index_store import DimensionMismatchError, PendingChunk
@@ -61,6 +61,8 @@ def run(ctx: JobContext, job: Job) -> None:
     if vector_stage.is_paused(parts.catalog, base.id):
         return  # resuming queues the stage again
     if not _take_lease(ctx, job):
+        if not _queue_key_back(ctx, job):
+            return  # another queued job waits for the stage already
         raise PollLater(BUSY_POLL_S, "another Trove process computes this base's vectors")
     store = parts.stores.get(base.id)
     try:
@@ -77,6 +79,7 @@ def run(ctx: JobContext, job: Job) -> None:
         _stop(ctx, base, ErrorCode.EMBEDDING_FAILED, str(exc))
         raise ItemFailure(ErrorCode.EMBEDDING_FAILED, str(exc)) from exc
     if not finished:
+        _queue_key_back(ctx, job)
         raise PollLater(0.0, "the next slice of the vector stage")
     vector_stage.set_stopped(parts.catalog, base.id, None)
     _settle_all(ctx, base, store)
@@ -91,6 +94,13 @@ def _take_lease(ctx: JobContext, job: Job) -> bool:
         return False
     catalog.finish_job(holder.id, "abandoned", "its process is gone")
     return catalog.take_job_lease(job.id, lease_key(job.base_id)) is None
+
+
+def _queue_key_back(ctx: JobContext, job: Job) -> bool:
+    """Give the job the base's queue key again (and let go of the lease), so the next
+    document that waits for vectors finds it queued instead of queueing another; False when
+    another queued job has the key."""
+    return ctx.parts.catalog.take_job_lease(job.id, vectors_key(job.base_id)) is None
 
 
 def _work(ctx: JobContext, base: Base, store: BaseIndex, until: float) -> bool:
