@@ -218,6 +218,13 @@ class ConceptTools:
                     "name": b.name,
                     "mode": str(resp.mode),
                     "hitCount": len(resp.results),
+                    # Below 1 while the base's vectors are still computed: the rest of it
+                    # is found by its words only.
+                    **(
+                        {}
+                        if resp.metrics.vector_coverage is None
+                        else {"vectorCoverage": round(resp.metrics.vector_coverage, 4)}
+                    ),
                 }
                 for b, resp in found.searched
             ],

@@ -8,6 +8,9 @@ exit and resumed after a crash without paying twice for what was written.
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +18,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from app.agent.tools import ConceptTools
 from app.knowledge import doctor
 from app.knowledge.catalog.jobs import CLAIM_ORDER
 from app.knowledge.jobs import embed_vectors, runner
@@ -28,6 +32,15 @@ from app.knowledge.types import ErrorCode, ItemPhase, ItemStatus, SearchMode
 from app.providers.interfaces import ProviderError
 from app.runtime.executor import JobExecutor
 from tests.fakes import FakeModels
+from tests.reliability.harness import ROOT
+from tests.reliability.paid_embeddings import (
+    KEY,
+    KEY_ENV,
+    MODEL,
+    configure,
+    paid_embeddings,
+    write_documents,
+)
 
 WAIT_MS = 60_000
 
@@ -77,6 +90,9 @@ def test_a_document_is_found_by_full_text_while_its_vectors_are_pending(
     assert [r.item_id for r in response.results][:1] == [ids[1]]
     assert response.metrics.vector_coverage == 0.0
     assert response.metrics.to_json()["vectorCoverage"] == 0.0
+    # An agent is told too (kb_search, per base).
+    found = ConceptTools(svc).call("kb_search", {"query": "zebra1", "baseIds": [base_id]})
+    assert not found.is_error and found.data["bases"][0]["vectorCoverage"] == 0.0
     status = svc.vector_status(base_id)
     assert (status.vectors, status.waiting_documents, status.paused) == (0, 3, True)
     assert status.chunks > 3
@@ -314,3 +330,45 @@ def test_one_process_at_a_time_runs_a_bases_vector_stage(svc: KnowledgeService) 
     svc.catalog.finish_job(first.id, "done")  # the first process ends
     svc.run_pending_jobs(base_id)
     assert svc.vector_status(base_id).waiting_documents == 0
+
+
+def _trove(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "app", "--home", str(home), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_cli_returns_once_searchable_and_controls_the_stage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(KEY_ENV, KEY)
+    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    home = tmp_path / "home"
+    with paid_embeddings(delay_s=1.0) as provider:  # a slow provider: vectors lag behind
+        svc = KnowledgeService(home, extraction=InlineExtraction())
+        try:
+            configure(svc, provider.api)
+            svc.create_base("cli", embedding_model=MODEL, chunk_size=48, chunk_overlap=0)
+        finally:
+            svc.close()
+        write_documents(tmp_path / "docs", 3, 60)
+        added = _trove(home, "add", "cli", str(tmp_path / "docs"), "--wait", "--until-searchable")
+        assert added.returncode == 0, added.stderr
+        assert "searchable by full text after" in added.stderr, added.stderr
+        assert "the rest is computed in the background" in added.stderr, added.stderr
+        assert "indexed 3 document(s), 0 failed" in added.stderr, added.stderr
+        found = _trove(home, "search", "cli", "tokend1x7")
+        assert found.returncode == 0 and "d1.md" in found.stdout, found.stdout + found.stderr
+        status = json.loads(_trove(home, "vectors", "cli", "--json").stdout)
+        assert status["coverage"] < 1.0 and status["waitingDocuments"] > 0, status
+        paused = _trove(home, "vectors", "cli", "--pause")
+        assert paused.returncode == 0 and "paused" in paused.stdout, paused.stdout
+        resumed = _trove(home, "vectors", "cli", "--resume", "--wait")
+        assert resumed.returncode == 0, resumed.stderr
+        assert "(100 %)" in resumed.stdout, resumed.stdout
+        assert provider.texts_paid_twice() == []
