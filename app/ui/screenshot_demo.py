@@ -10,7 +10,16 @@ from functools import partial
 from pathlib import Path
 
 from app.knowledge.service import KnowledgeService
-from app.knowledge.types import AnswerState, AskSource, AskTurn, Base, ItemPhase, SearchResult
+from app.knowledge.types import (
+    AnswerState,
+    AskSource,
+    AskTurn,
+    Base,
+    ItemPhase,
+    ItemStatus,
+    ItemType,
+    SearchResult,
+)
 
 # (English file name, Chinese file name, English text, Chinese text)
 DOCUMENTS: list[tuple[str, str, str, str]] = [
@@ -91,6 +100,8 @@ def create_demo(
     _show_running(service, waiting[0].id)
     doomed = next(i for i in service.list_items(base.id) if i.source == str(files[-1]))
     service.delete_items(base.id, [doomed.id])
+    if embedding_model is not None:
+        _show_vectors_pending(service, base.id)
     query = "混合检索 分块" if chinese else "hybrid search chunks"
     return Demo(base=service.get_base(base.id), query=query)
 
@@ -113,10 +124,22 @@ def _write_later_files(folder: Path, chinese: bool) -> list[Path]:
 
 
 def _show_running(service: KnowledgeService, item_id: str) -> None:
-    """Put one waiting item where a running job would be: processing, embedding, 45%.
-    A file just added is already processing (nothing runs its job here), so only the
-    phase is written, the way the executor persists a running job's progress."""
-    service.jobs.set_item_phase(item_id, ItemPhase.EMBEDDING, 45.0)
+    """Put one waiting item where a running job would be: processing, reading. A file just
+    added is already processing (nothing runs its job here), so only the phase is
+    written, the way the executor persists a running job's progress."""
+    service.jobs.set_item_phase(item_id, ItemPhase.READING, None)
+
+
+def _show_vectors_pending(service: KnowledgeService, base_id: str) -> None:
+    """One completed document still waiting for 55% of its vectors: searchable by its
+    words, "Searchable · vectors 45%" (the vector stage's own progress)."""
+    done = [
+        i
+        for i in service.list_items(base_id)
+        if i.status is ItemStatus.COMPLETED and i.type is ItemType.FILE
+    ]
+    if done:
+        service.jobs.set_item_phase(done[0].id, ItemPhase.EMBEDDING, 45.0)
 
 
 # (question, what was searched, answer, the documents [1], [2] ... it cites) per language:

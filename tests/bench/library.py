@@ -267,9 +267,7 @@ def _reference(home: Path) -> dict[str, object]:
     }
 
 
-def run_scale(
-    library: Path, workdir: Path, model: str, window: bool
-) -> dict[str, object]:
+def run_scale(library: Path, workdir: Path, model: str, window: bool) -> dict[str, object]:
     home = workdir / "home"
     shutil.rmtree(home, ignore_errors=True)
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
@@ -318,7 +316,8 @@ def run_scale(
         result.update(_reference(home))
         if rate is not None:
             result["vectorStageVsReference"] = round(
-                rate / float(result["referenceChunksPerSecond"]), 3  # type: ignore[arg-type]
+                rate / float(result["referenceChunksPerSecond"]),
+                3,  # type: ignore[arg-type]
             )
     return result
 
@@ -348,7 +347,8 @@ def main() -> None:
             **run_scale(library, workdir / f"run-x{scale:g}", args.model, not args.no_window),
         }
         result["diskAddedShare"] = round(
-            int(result["diskAddedBytes"]) / max(1, made["bytes"]), 3  # type: ignore[call-overload]
+            int(result["diskAddedBytes"]) / max(1, made["bytes"]),
+            3,  # type: ignore[call-overload]
         )
         print(json.dumps(result), flush=True)
         results.append(result)
