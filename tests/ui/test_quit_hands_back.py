@@ -1,6 +1,7 @@
-"""Quitting the window mid-indexing fails nothing: the item goes back to the queue, shows as
-waiting on the next start (not "Failed", not a frozen "Embedding 38 %"), and the next start
-finishes it without paying the loopback provider again for the batch already embedded."""
+"""Quitting the window while a document's vectors are computed fails nothing: the document
+stays searchable ("Searchable · vectors 38%", never "Failed"), the vector stage goes back to
+the queue, and the next start finishes it without paying the loopback provider again for
+the batches already embedded."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from pytestqt.qtbot import QtBot
 from app.knowledge import doctor
 from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService
-from app.knowledge.types import ItemStatus
+from app.knowledge.jobs.kinds import JobKind
+from app.knowledge.types import ItemPhase, ItemStatus
 from app.runtime.executor import JobExecutor
 from app.ui.context import UiContext
 from app.ui.items.status_delegate import badge_text
@@ -66,7 +68,7 @@ def _open_window(qtbot: QtBot, ctx: UiContext) -> MainWindow:
     return window
 
 
-def test_quitting_mid_embedding_hands_the_item_back_and_the_next_start_finishes_it(
+def test_quitting_mid_vectors_hands_the_stage_back_and_the_next_start_finishes_it(
     qtbot: QtBot, tmp_path: Path, provider: PaidEmbeddings
 ) -> None:
     home, settings = tmp_path / "home", tmp_path / "settings.ini"
@@ -95,26 +97,36 @@ def test_quitting_mid_embedding_hands_the_item_back_and_the_next_start_finishes_
     answering.join(STOP_WAIT_S)
     paid_before = provider.requests
 
-    # The next start: nothing failed, the item waits in the queue, shown as waiting.
+    # The next start: nothing failed, the document is searchable and waits for its vectors.
     ctx = _context(home, settings)
     waiting = ctx.service.get_item(item.id)
     assert (waiting.status, waiting.error_code, waiting.phase) == (
-        ItemStatus.PROCESSING,
+        ItemStatus.COMPLETED,
         None,
-        None,
+        ItemPhase.EMBEDDING,
     )
-    assert badge_text(waiting.status, None, waiting.progress) == "Processing"
+    assert 0 < (waiting.progress or 0) < 100
+    assert badge_text(waiting.status, waiting.phase, waiting.progress).startswith(
+        "Searchable · vectors"
+    )
+    assert ctx.service.search(base.id, "tokend0x7").results  # found by its words
+    paid_before = provider.requests  # the search embedded its query
     [job] = ctx.service.catalog.list_jobs()
-    assert (job.status, job.owner, job.attempts) == ("queued", None, 0)
+    assert (job.kind, job.status, job.owner, job.attempts) == (
+        JobKind.EMBED_VECTORS,
+        "queued",
+        None,
+        0,
+    )
     window = _open_window(qtbot, ctx)
     try:
         qtbot.waitUntil(
-            lambda: ctx.service.get_item(item.id).status is ItemStatus.COMPLETED,
+            lambda: ctx.service.get_item(item.id).phase is None,
             timeout=int(STOP_WAIT_S * 1000),
         )
         done = ctx.service.get_item(item.id)
         # Two batches were paid before the quit; the next start paid only for the third.
-        assert paid_before >= 2 and provider.requests == paid_before + 1
+        assert paid_before >= 3 and provider.requests == paid_before + 1
         assert provider.texts_paid_twice() == []
         assert doctor.check(ctx.service.parts, base.id, tmp_grace=0.0).problems == []
         assert done.chunk_count > 20
