@@ -15,6 +15,7 @@ from app.knowledge.types import (
     RUNNING_STATUSES,
     Base,
     Item,
+    ItemPhase,
     ItemStatus,
 )
 
@@ -36,15 +37,21 @@ def cmd_status(svc: KnowledgeService, args: argparse.Namespace) -> int:
         else:
             print(screen)
         sys.stdout.flush()
-        if not _in_progress(svc.list_items(base.id)):
+        if not _in_progress(svc, base, svc.list_items(base.id)):
             return watch.report() if watch.stopped else EXIT_OK
         if watch.stopped and not watch.others_working(activity):
             return watch.report()  # nobody is left to pick the rest of the queue up
         time.sleep(WATCH_INTERVAL)  # polling another process's progress through the catalog
 
 
-def _in_progress(items: Sequence[Item]) -> bool:
-    return any(i.status in RUNNING_STATUSES or i.status is ItemStatus.DELETING for i in items)
+def _in_progress(svc: KnowledgeService, base: Base, items: Sequence[Item]) -> bool:
+    """Something runs or waits to run: items being indexed or deleted, or documents whose
+    vectors the vector stage still computes (not while it is paused or stopped)."""
+    if any(i.status in RUNNING_STATUSES or i.status is ItemStatus.DELETING for i in items):
+        return True
+    if not any(i.status is ItemStatus.COMPLETED and i.phase is ItemPhase.EMBEDDING for i in items):
+        return False
+    return not svc.vectors_paused(base.id) and svc.vectors_stopped(base.id) is None
 
 
 def _status_screen(svc: KnowledgeService, base: Base) -> str:

@@ -17,6 +17,7 @@ from app.knowledge.types import (
     Base,
     ErrorCode,
     Item,
+    ItemPhase,
     ItemStatus,
 )
 
@@ -113,8 +114,13 @@ def _still_queued(items: Sequence[Item], base_id: str) -> str:
         and not (i.type in CONTAINER_TYPES and i.status is ItemStatus.PROCESSING)
     )
     deleting = sum(1 for i in items if i.status is ItemStatus.DELETING)
+    vectors = sum(
+        1 for i in items if i.status is ItemStatus.COMPLETED and i.phase is ItemPhase.EMBEDDING
+    )
     left = [f"{waiting} queued item(s)"] if waiting else []
     left += [f"{deleting} deletion(s)"] if deleting else []
+    # Searchable already; their vector stage is queued again by recovery (never failed).
+    left += [f"the vector stage of {vectors} searchable document(s)"] if vectors else []
     if not left:
         return ""
     return (

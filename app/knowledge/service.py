@@ -116,6 +116,9 @@ from app.knowledge.types import (
 from app.knowledge.types import (
     VectorStatus as VectorStatus,
 )
+from app.knowledge.types import (
+    VectorStop as VectorStop,
+)
 from app.providers import async_probe, secrets
 from app.providers.chat import ChatOptions
 from app.providers.factory import ProviderSettings, builtin_local_settings
@@ -872,6 +875,10 @@ class KnowledgeService:
 
     def vectors_paused(self, base_id: str) -> bool:
         return vector_stage.is_paused(self.catalog, base_id)
+
+    def vectors_stopped(self, base_id: str) -> VectorStop | None:
+        """Why the base's vector stage gave up, if it did (until resumed)."""
+        return vector_stage.stopped(self.catalog, base_id)
 
     def pause_vectors(self, base_id: str) -> None:
         """Stop computing the base's vectors after the batch in flight, until resumed (a

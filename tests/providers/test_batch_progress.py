@@ -4,11 +4,15 @@ retry), and the retry pays only for the batches the failed run did not finish.""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
+from app.knowledge.jobs.kinds import POLICIES, JobKind
 from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService
-from app.knowledge.types import Item, ItemStatus
+from app.knowledge.types import Item, ItemPhase, ItemStatus
 from tests.httpserver import Request
 from tests.providers.conftest import MemoryKeyring, UseKeyring
 from tests.providers.fake_api import EMBEDDINGS, FakeApi, Fault
@@ -68,10 +72,17 @@ def test_a_retried_job_re_embeds_only_the_batch_that_failed(
     assert leftovers == []  # the kept vectors went with the finished item
 
 
-def test_kept_vectors_go_when_the_last_attempt_fails(
-    tmp_path: Path, use_keyring: UseKeyring
+def test_the_vector_stage_stops_when_the_last_attempt_fails(
+    tmp_path: Path, use_keyring: UseKeyring, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     use_keyring(MemoryKeyring())
+    policy = POLICIES[JobKind.EMBED_VECTORS]
+    # The queue is drained in this thread, which sleeps through each backoff: keep them short.
+    monkeypatch.setitem(
+        POLICIES,
+        JobKind.EMBED_VECTORS,
+        replace(policy, backoff_initial_s=0.01, backoff_max_s=0.01),
+    )
     embeds = 0
 
     def only_the_first_batch_succeeds(path: str, _request: Request) -> Fault | None:
@@ -81,8 +92,21 @@ def test_kept_vectors_go_when_the_last_attempt_fails(
         embeds += 1
         return None if embeds == 1 else Fault.http(503)
 
-    done, leftovers = _index_note(tmp_path / "home", only_the_first_batch_succeeds)
+    home = tmp_path / "home"
+    done, leftovers = _index_note(home, only_the_first_batch_succeeds)
 
-    assert done.status is ItemStatus.FAILED and done.error_code == "EMBEDDING_FAILED"
-    assert embeds == 4  # the first run's two requests, then one per retry
+    # Searchable by its words, waiting for the vectors it does not have.
+    assert (done.status, done.phase, done.error_code) == (
+        ItemStatus.COMPLETED,
+        ItemPhase.EMBEDDING,
+        None,
+    )
+    assert embeds == 1 + policy.attempts  # the first run's two requests, then one per retry
     assert leftovers == []
+    svc = KnowledgeService(home, extraction=InlineExtraction())
+    try:
+        status = svc.vector_status(done.base_id)
+        assert status.vectors == BATCH  # the first batch was written and stays
+        assert status.stopped is not None
+    finally:
+        svc.close()

@@ -1,10 +1,12 @@
 """`trove status BASE --watch` while another process indexes, and after that process dies.
 
 Real processes: `trove add --wait` indexes a folder whose embeddings the fake provider
-holds back, so items stay processing for as long as the test wants; `status --watch`
-runs beside it. The add is then SIGKILLed (and left unreaped for a while: a zombie runs
+holds back, so the documents, searchable by their words at once, wait for their vectors for
+as long as the test wants; `status --watch` runs beside it (the vector stage is work in
+progress too). The add is then SIGKILLed (and left unreaped for a while: a zombie runs
 nothing either). The watch must notice within seconds, run the recovery the executor
-runs for a dead owner, say in one line what happened and how to finish, and exit 1.
+runs for a dead owner (the vector stage is queued again, no document fails), say in one
+line what happened and how to finish, and exit 1.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import pytest
 from app.knowledge.jobs import recovery
 from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService
-from app.knowledge.types import ErrorCode, ItemStatus, ItemType
+from app.knowledge.types import ItemStatus, ItemType
 from tests.httpserver import Request
 from tests.providers.fake_api import EMBEDDINGS, FakeApi, Fault
 
@@ -168,7 +170,7 @@ def test_watch_ends_when_the_indexing_process_is_killed(
             # While the add lives, the watch keeps redrawing and does not give up.
             _wait_until(lambda: screens() >= 4, 30, "the watch to redraw")
             assert watch.poll() is None and add.poll() is None
-            assert "processing" in logs["watch"].read_text(encoding="utf-8")
+            assert "vectors: " in logs["watch"].read_text(encoding="utf-8")
 
             os.kill(add.pid, signal.SIGKILL)  # the CLI alone, as the OOM killer would
             killed_at = time.monotonic()
@@ -185,34 +187,33 @@ def test_watch_ends_when_the_indexing_process_is_killed(
     # is the last line.
     message = errors.splitlines(keepends=True)[-1]
     stopped = re.fullmatch(
-        rf"the process indexing '{BASE}' stopped \(pid {add.pid} is gone\); (\d+) item\(s\) "
-        rf"were marked interrupted \({ErrorCode.INDEXING_INTERRUPTED}\); finish them with: "
-        rf"trove resume {base_id} \(([0-9a-f ]+?)\)(?:; (\d+) queued item\(s\) will run the next time "
-        rf"Trove runs its queue \(the window, or: trove resume {base_id}\))?\n",
+        rf"the process indexing '{BASE}' stopped \(pid {add.pid} is gone\); no item was "
+        rf"interrupted; (?:(\d+) queued item\(s\) and )?the vector stage of (\d+) searchable "
+        rf"document\(s\) will run the next time Trove runs its queue \(the window, or: "
+        rf"trove resume {base_id}\)\n",
         message,
     )
     assert stopped is not None, errors
-    interrupted_ids = stopped.group(2).split()
-    assert int(stopped.group(1)) == len(interrupted_ids) >= 1
 
     # The dead process's running work was recovered: nothing runs, nothing spins without
-    # a job; what it never started is still queued (recovery keeps it for the next run).
-    items = svc.list_items(base_id)
-    interrupted = {i.id for i in items if i.error_code == ErrorCode.INDEXING_INTERRUPTED}
-    assert interrupted == set(interrupted_ids)
+    # a job, nothing failed; the vector stage (and what it never started) is queued.
+    items = [i for i in svc.list_items(base_id) if i.type is ItemType.FILE]
+    assert not any(i.status is ItemStatus.FAILED for i in items)
     assert svc.catalog.job_counts(base_id)[1] == 0
     assert recovery.activity(svc.catalog, base_id).jobless == 0
-    queued = [i for i in items if i.type is ItemType.FILE and i.status is ItemStatus.PROCESSING]
-    assert len(queued) == int(stopped.group(3) or 0)
-    assert len(queued) + len(interrupted) == FILES
+    queued = [i for i in items if i.status is ItemStatus.PROCESSING]
+    waiting = [i for i in items if i.phase is not None and i.status is ItemStatus.COMPLETED]
+    assert len(queued) == int(stopped.group(1) or 0)
+    assert len(waiting) == int(stopped.group(2)) >= 1
 
-    # The hint finishes the job: the reindex runs the interrupted items and the queue.
+    # The hint finishes the job: resume runs the queue, the vector stage included.
     held.release.set()
-    done = _run(home, "reindex", base_id, *interrupted_ids, timeout=120)
+    done = _run(home, "resume", base_id, timeout=120)
     assert done.returncode == 0, done.stderr
-    statuses = {i.status for i in svc.list_items(base_id)}
+    assert "(100 %)" in done.stderr, done.stderr
+    files = [i for i in svc.list_items(base_id) if i.type is ItemType.FILE]
     svc.close()
-    assert statuses == {ItemStatus.COMPLETED}
+    assert {(i.status, i.phase) for i in files} == {(ItemStatus.COMPLETED, None)}
     assert took < WATCH_EXIT_BOUND
 
 

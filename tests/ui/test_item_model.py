@@ -80,7 +80,7 @@ def test_model_follows_catalog_reads(qtmodeltester: ModelTester, qtbot: QtBot) -
     qtmodeltester.check(model)
 
 
-def test_live_progress_only_for_running_items(qtbot: QtBot) -> None:
+def test_live_progress_only_for_running_items_and_the_vector_stage(qtbot: QtBot) -> None:
     model = ItemTreeModel()
     running = _item("a", status=ItemStatus.PROCESSING)
     model.apply_items([running, _item("b", status=ItemStatus.COMPLETED)])
@@ -90,7 +90,14 @@ def test_live_progress_only_for_running_items(qtbot: QtBot) -> None:
     assert model.data(status, Role.PHASE) == "embedding"
     assert model.data(status, Role.PROGRESS) == 42.0
     with qtbot.assertNotEmitted(model.dataChanged):
+        model.set_progress("b", "reading", 10.0)  # a settled item is not read again
+    # A completed document's vectors are computed after it became searchable.
+    with qtbot.waitSignal(model.dataChanged):
         model.set_progress("b", "embedding", 10.0)
+    vectors = model.index_of("b", Column.STATUS)
+    assert model.data(vectors, Role.PHASE) == "embedding"
+    assert badge_text(ItemStatus.COMPLETED, "embedding", 10.0) == "Searchable · vectors 10%"
+    assert badge_text(ItemStatus.COMPLETED, "embedding", None) == "Searchable · vectors…"
     # Once the catalog says the item settled, the live figure is dropped.
     model.apply_items(
         [_item("a", status=ItemStatus.COMPLETED), _item("b", status=ItemStatus.COMPLETED)]

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 from PySide6.QtCore import QSettings
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
+from app.knowledge.engine import Extraction
 from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService
 from app.knowledge.types import Base, ItemPhase, ItemStatus, ItemType
@@ -32,18 +34,26 @@ from app.ui.progress_texts import WorkReport, texts
 from app.ui.tasks import BackgroundTasks
 from tests.fakes import FakeEmbedder, FakeModels
 
+T = TypeVar("T")
+
 WAIT_MS = 20_000
 
 
 class Gate:
-    """Holds every embedding call until the test lets calls through, one at a time."""
+    """Holds every embedding call (`embedder`) or every document's reading (`reading`, a
+    service whose extraction it wraps) until the test lets calls through, one at a time."""
 
-    def __init__(self, embedder: FakeEmbedder) -> None:
+    def __init__(
+        self, embedder: FakeEmbedder | None = None, *, reading: KnowledgeService | None = None
+    ) -> None:
         self._slots = threading.Semaphore(0)
         self._open = threading.Event()
-        embedder.before_embed = self._wait
+        if embedder is not None:
+            embedder.before_embed = self._wait
+        if reading is not None:
+            reading.parts.extraction = _GatedExtraction(reading.parts.extraction, self)
 
-    def _wait(self, _texts: Sequence[str]) -> None:
+    def _wait(self, _texts: object = None) -> None:
         if not self._open.is_set():
             assert self._slots.acquire(timeout=WAIT_MS / 1000), "the test never let it through"
 
@@ -54,6 +64,26 @@ class Gate:
     def open(self) -> None:
         self._open.set()
         self.let_through(100)
+
+
+class _GatedExtraction:
+    """A service's reading, each document held at the gate first. Documents become
+    searchable (completed) when read; their vectors come after, so the pace of indexing
+    is set by reading."""
+
+    def __init__(self, inner: Extraction, gate: Gate) -> None:
+        self._inner = inner
+        self._gate = gate
+
+    def run(self, fn: Callable[..., T], *args: Any, cancelled: Callable[[], Any]) -> T:
+        self._gate._wait()
+        return self._inner.run(fn, *args, cancelled=cancelled)
+
+    def shutdown(self) -> None:
+        self._inner.shutdown()
+
+    def warm(self) -> list[Any]:
+        return self._inner.warm()
 
 
 def embedder_of(service: KnowledgeService) -> FakeEmbedder:
@@ -141,7 +171,7 @@ def test_a_phase_without_a_real_percentage_says_so_instead_of_zero() -> None:
     assert badge_text(ItemStatus.PROCESSING, "embedding", 100.0) == "Embedding 100%"
 
 
-def test_a_small_file_being_embedded_never_shows_zero_percent(
+def test_a_small_file_whose_vectors_are_computed_never_shows_zero_percent(
     qtbot: QtBot, qtmodeltester: ModelTester, ui_ctx: UiContext, tmp_path: Path
 ) -> None:
     base = ui_ctx.service.create_base("Docs", embedding_model="fake:bow")
@@ -154,20 +184,20 @@ def test_a_small_file_being_embedded_never_shows_zero_percent(
         (path,) = write_files(tmp_path / "docs", 1)
         panel.add_paths([str(path)])
 
-        def phase() -> object:
+        def shown() -> tuple[object, object, object]:
+            if not panel.model.items():
+                return None, None, None
             index = panel.model.index_of(panel.model.items()[0].id, Column.STATUS)
-            return index.data(Role.PHASE) if panel.model.items() else None
+            return index.data(Role.STATUS), index.data(Role.PHASE), index.data(Role.PROGRESS)
 
-        # Held in its one and only batch: the runtime said "embedding, 0 %" and nothing since.
+        # Searchable, its one batch of vectors held: "embedding, 0 %" and nothing since.
         qtbot.waitUntil(
-            lambda: bool(panel.model.items()) and phase() == "embedding", timeout=WAIT_MS
+            lambda: shown()[:2] == (ItemStatus.COMPLETED.value, "embedding"), timeout=WAIT_MS
         )
-        index = panel.model.index_of(panel.model.items()[0].id, Column.STATUS)
-        assert index.data(Role.PROGRESS) == 0.0
-        shown = badge_text(
-            ItemStatus(index.data(Role.STATUS)), "embedding", index.data(Role.PROGRESS)
-        )
-        assert shown == "Embedding…" and "0%" not in shown
+        status, phase, percent = shown()
+        assert percent == 0.0
+        text = badge_text(ItemStatus(str(status)), str(phase), 0.0)
+        assert text == "Searchable · vectors…" and "0%" not in text
     finally:
         gate.open()
     qtbot.waitUntil(lambda: statuses(panel.model) == [ItemStatus.COMPLETED], timeout=WAIT_MS)
@@ -224,7 +254,7 @@ def test_work_of_another_process_shows_in_the_status_bar_and_the_tree(
     other = KnowledgeService(
         quiet_ctx.service.layout.home, models=FakeModels(), extraction=InlineExtraction()
     )
-    gate = Gate(embedder_of(other))
+    gate = Gate(reading=other)
     other_executor = JobExecutor(other, max_workers=1)
     try:
         other.add(base.id, write_files(tmp_path / "docs", 3))
@@ -261,7 +291,7 @@ def test_other_bases_work_shows_beside_the_selected_one(
     busy = ui_ctx.service.create_base("B busy", embedding_model="fake:bow")
     window = open_window(qtbot, ui_ctx, shown)
     label = window.queue_label
-    gate = Gate(embedder_of(ui_ctx.service))
+    gate = Gate(reading=ui_ctx.service)
     try:
         ui_ctx.service.add(busy.id, write_files(tmp_path / "b", 2))
         ui_ctx.executor.schedule()
@@ -287,7 +317,7 @@ def test_a_folder_row_and_the_status_bar_count_down_to_the_end(
     model = window.items.model
     now = [1000.0]
     window.progress.clock = lambda: now[0]
-    gate = Gate(embedder_of(ui_ctx.service))
+    gate = Gate(reading=ui_ctx.service)
     folder = tmp_path / "papers"
     size = write_files(folder, 6)[0].stat().st_size
     label = window.queue_label
