@@ -267,6 +267,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Compute vectors again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Export…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -288,6 +292,10 @@
     </message>
     <message>
         <source>Stop using this shared knowledge base here; it stays on its server</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Computing vectors stopped: {0}</source>
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">

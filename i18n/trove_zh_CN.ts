@@ -263,6 +263,10 @@
         <translation>文档读取后即可按关键词检索；向量随后在后台计算。暂停后（重启也保持）不再占用机器，直到再次关闭此项。</translation>
     </message>
     <message>
+        <source>Compute vectors again</source>
+        <translation>重新计算向量</translation>
+    </message>
+    <message>
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
@@ -285,6 +289,10 @@
     <message>
         <source>Stop using this shared knowledge base here; it stays on its server</source>
         <translation>在此电脑上停止使用这个共享知识库；它仍保留在服务器上</translation>
+    </message>
+    <message>
+        <source>Computing vectors stopped: {0}</source>
+        <translation>向量计算已停止：{0}</translation>
     </message>
     <message numerus="yes">
         <source>Added %n source(s) to “{0}”</source>

@@ -169,20 +169,22 @@ def test_api_key_echoed_by_a_hostile_provider_stays_in_the_keychain_PROVIDER_AUT
         svc = KnowledgeService(home, models=registry, extraction=InlineExtraction())
         try:
             base = svc.create_base("kb", embedding_model="acme:m")
-            # Two documents meet a 401 that quotes the Authorization header, the others a
-            # 500 that does, on every attempt (the job's retries included).
-            api.fail(EMBEDDINGS, *[Fault.http(401, echo_auth=True)] * 2)
-            api.fail(EMBEDDINGS, *[Fault.http(500, echo_auth=True)] * 12)
+            # The vector stage meets a 500 that quotes the Authorization header (a retry),
+            # then a 401 that does: it stops, its reason kept in the catalog.
+            api.fail(EMBEDDINGS, Fault.http(500, echo_auth=True), Fault.http(401, echo_auth=True))
             svc.add(base.id, [docs])
             svc.run_pending_jobs(base.id)
-            codes = sorted(str(i.error_code) for i in _files(svc, base.id))
-            assert codes == ["EMBEDDING_FAILED"] * 2 + ["PROVIDER_AUTH_FAILED"] * 2, codes
+            codes = sorted(str(i.status) for i in _files(svc, base.id))
+            assert codes == ["completed"] * 4, codes  # searchable by their words
+            stop = svc.vector_status(base.id).stopped
+            assert stop is not None and stop.code == ErrorCode.PROVIDER_AUTH_FAILED, stop
             api.fail(EMBEDDINGS, Fault.http(401, echo_auth=True))
             # A refused key degrades the search to full text; the reason names no key.
             searched = svc.search(base.id, "keyword1")
             assert [d.code for d in searched.degraded] == [ErrorCode.PROVIDER_AUTH_FAILED]
             failures = [
                 *(f"{i.error_code}: {i.error_message}" for i in _files(svc, base.id)),
+                f"{stop.code}: {stop.message}",
                 *(str(j.last_error) for j in svc.catalog.list_jobs()),
                 *(d.message for d in searched.degraded),
             ]

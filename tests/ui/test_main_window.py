@@ -278,6 +278,38 @@ def test_agent_writes_toggle(qtbot: QtBot, window: MainWindow, ui_ctx: UiContext
     assert action.isChecked()
 
 
+def test_pausing_and_retrying_the_vector_stage_from_the_base_menu(
+    qtbot: QtBot, window: MainWindow, ui_ctx: UiContext
+) -> None:
+    service = ui_ctx.service
+    plain = service.create_base("Words only")
+    base = service.create_base("Vectors", embedding_model="fake:bow")
+    window.bases.reload(select=plain.id)
+    qtbot.waitUntil(lambda: window.current_base() is not None)
+    pause = window.bases.pause_vectors_action
+    assert not pause.isEnabled()  # a base without an embedding model has no vectors
+    window.bases.select(base.id)
+    qtbot.waitUntil(lambda: pause.isEnabled())
+    assert not pause.isChecked() and not window.bases.retry_vectors_action.isVisible()
+    pause.trigger()
+    qtbot.waitUntil(lambda: service.vectors_paused(base.id))
+    pause.trigger()
+    qtbot.waitUntil(lambda: not service.vectors_paused(base.id))
+    # Stopped by its provider: the menu offers to start again, naming why.
+    service.catalog.set_setting(
+        f"vectors.stopped:{base.id}",
+        '{"code": "PROVIDER_AUTH_FAILED", "message": "the key was rejected"}',
+    )
+    window.bases.select(plain.id)
+    window.bases.select(base.id)
+    retry = window.bases.retry_vectors_action
+    qtbot.waitUntil(lambda: retry.isVisible())
+    assert "stopped" in retry.toolTip()
+    retry.trigger()
+    qtbot.waitUntil(lambda: service.vectors_stopped(base.id) is None)
+    assert not retry.isVisible()
+
+
 def test_first_base_defaults_to_the_offline_model(
     qtbot: QtBot, window: MainWindow, ui_ctx: UiContext
 ) -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -65,15 +66,27 @@ def run(ctx: JobContext, job: Job) -> None:
             return  # another queued job waits for the stage already
         raise PollLater(BUSY_POLL_S, "another Trove process computes this base's vectors")
     store = parts.stores.get(base.id)
+    progress = _Progress()
     try:
         store.ensure_vectors(base.dimensions)
-        finished = _work(ctx, base, store, time.monotonic() + SLICE_S)
-    except (ItemFailure, RetryableFailure) as exc:
-        if (
-            isinstance(exc, ItemFailure)
-            or job.attempts >= policy_for(JobKind.EMBED_VECTORS).attempts
-        ):
+        finished = _work(ctx, base, store, time.monotonic() + SLICE_S, progress)
+    except RetryableFailure as exc:
+        if progress.batches:
+            # Not a failing stage: a provider that stumbles once in a long run waits a
+            # backoff without using up an attempt (attempts count failed runs in a row).
+            _queue_key_back(ctx, job)
+            delay = max(policy_for(JobKind.EMBED_VECTORS).backoff(1), exc.retry_after or 0.0)
+            log.info(
+                "vectors of %r: %s: %s; again in %.1f s", base.name, exc.code, exc.message, delay
+            )
+            raise PollLater(delay, f"{exc.code}: {exc.message}") from exc
+        if job.attempts >= policy_for(JobKind.EMBED_VECTORS).attempts:
             _stop(ctx, base, exc.code, exc.message)
+        else:
+            _queue_key_back(ctx, job)  # documents completed meanwhile wait for this retry
+        raise
+    except ItemFailure as exc:
+        _stop(ctx, base, exc.code, exc.message)
         raise
     except DimensionMismatchError as exc:
         _stop(ctx, base, ErrorCode.EMBEDDING_FAILED, str(exc))
@@ -103,7 +116,12 @@ def _queue_key_back(ctx: JobContext, job: Job) -> bool:
     return ctx.parts.catalog.take_job_lease(job.id, vectors_key(job.base_id)) is None
 
 
-def _work(ctx: JobContext, base: Base, store: BaseIndex, until: float) -> bool:
+@dataclass(slots=True)
+class _Progress:
+    batches: int = 0  # written by this run
+
+
+def _work(ctx: JobContext, base: Base, store: BaseIndex, until: float, progress: _Progress) -> bool:
     """Embed and write batches until none is left (True) or the slice is over (False)."""
     parts = ctx.parts
     assert base.embedding_model is not None and base.dimensions is not None
@@ -125,6 +143,7 @@ def _work(ctx: JobContext, base: Base, store: BaseIndex, until: float) -> bool:
             return True
         after = pending[-1].chunk_id
         _embed_and_write(store, pending, sizing, embedder.embed, base.dimensions)
+        progress.batches += 1
         _report(ctx, store, {c.item_id for c in pending})
         if time.monotonic() > until:
             return False

@@ -59,9 +59,11 @@ def queue_prepare(parts: EngineParts, item: Item, options: dict[str, object] | N
 
 
 def queue_vectors(parts: EngineParts, base_id: str) -> bool:
-    """Queue the base's vector stage unless it is paused (one live job per base: a queued
-    one is reused); whether it is queued."""
-    if vector_stage.is_paused(parts.catalog, base_id):
+    """Queue the base's vector stage unless it is paused or stopped by a provider error
+    until the person resumes it (one live job per base: a queued one is reused); whether
+    it is queued."""
+    catalog = parts.catalog
+    if vector_stage.is_paused(catalog, base_id) or vector_stage.stopped(catalog, base_id):
         return False
     parts.catalog.enqueue_job(JobKind.EMBED_VECTORS, base_id, idempotency_key=vectors_key(base_id))
     return True

@@ -38,12 +38,14 @@ from app.knowledge.types import (
     IndexBackend,
     Item,
     ItemType,
+    VectorStop,
 )
 from app.ui import theme
 from app.ui.bases.attach_dialog import AttachBaseDialog
 from app.ui.bases.base_view import BASE_ROLE, BaseListView
 from app.ui.bases.portable_flow import PortableFlow
 from app.ui.context import UiContext
+from app.ui.errors import item_error_text
 from app.ui.items.add_flow import AddFlow
 from app.ui.questions import ask_to_delete, ask_to_detach
 from app.ui.settings.server_fields import where
@@ -250,6 +252,9 @@ class BasesPanel(QWidget):
                 "a restart) until you switch it off again."
             )
         )
+        self.retry_vectors_action = QAction(self.tr("Compute vectors again"), self)
+        self.retry_vectors_action.setObjectName("retryVectorsAction")
+        self.retry_vectors_action.setVisible(False)
         self.export_action = QAction(self.tr("Export…"), self)
         self.export_action.setObjectName("exportBaseAction")
         self.import_action = QAction(self.tr("Import knowledge base…"), self)
@@ -275,6 +280,7 @@ class BasesPanel(QWidget):
                 self.agents_action,
                 self.private_urls_action,
                 self.pause_vectors_action,
+                self.retry_vectors_action,
                 self.export_action,
                 self.import_action,
             ]
@@ -310,6 +316,7 @@ class BasesPanel(QWidget):
         self.agents_action.toggled.connect(self._on_agents_toggled)
         self.private_urls_action.toggled.connect(self._on_private_urls_toggled)
         self.pause_vectors_action.toggled.connect(self._on_pause_vectors_toggled)
+        self.retry_vectors_action.triggered.connect(self._on_retry_vectors)
         self.delete_action.triggered.connect(self._on_delete)
         self.view.sourcesDropped.connect(self._on_sources_dropped)
         self.adder.finished.connect(self._on_dropped_added)
@@ -376,22 +383,47 @@ class BasesPanel(QWidget):
             action.blockSignals(True)
             action.setChecked(False)
             action.blockSignals(False)
+            self.retry_vectors_action.setVisible(False)
             return
         base_id = base.id
+        service = self._ctx.service
         self._ctx.tasks.run(
-            lambda: self._ctx.service.vectors_paused(base_id),
-            lambda paused: self._on_vectors_paused_read(base_id, bool(paused)),
+            lambda: (service.vectors_paused(base_id), service.vectors_stopped(base_id)),
+            lambda state: self._on_vector_state_read(base_id, *state),
             self._on_failed,
             owner=self,
         )
 
-    def _on_vectors_paused_read(self, base_id: str, paused: bool) -> None:
+    def _on_vector_state_read(self, base_id: str, paused: bool, stop: VectorStop | None) -> None:
         selected = self.selected_base()
         if selected is None or selected.id != base_id:
             return  # another base was chosen meanwhile
         self.pause_vectors_action.blockSignals(True)
         self.pause_vectors_action.setChecked(paused)
         self.pause_vectors_action.blockSignals(False)
+        # Stopped by its provider (a rejected key, a model gone): the documents stay
+        # searchable by their words; once the cause is fixed, the person starts it again.
+        self.retry_vectors_action.setVisible(stop is not None)
+        if stop is not None:
+            self.retry_vectors_action.setToolTip(
+                self.tr("Computing vectors stopped: {0}").format(
+                    item_error_text(stop.code, stop.message)
+                )
+            )
+
+    @Slot()
+    def _on_retry_vectors(self) -> None:
+        base = self.selected_base()
+        if base is None:
+            return
+        base_id = base.id
+        self._ctx.tasks.run(
+            lambda: self._ctx.service.resume_vectors(base_id),
+            self._on_vectors_resumed,
+            self._on_failed,
+            owner=self,
+        )
+        self.retry_vectors_action.setVisible(False)
 
     @Slot(bool)
     def _on_pause_vectors_toggled(self, paused: bool) -> None:
