@@ -114,6 +114,36 @@ def test_vectors_reused_by_text_hash(index_backend: Backend) -> None:
     assert np.allclose(found[text_hash("hello")], vec[0])
 
 
+def test_vectors_come_after_the_chunks(index_backend: Backend) -> None:
+    """The vector stage's calls: chunks written with only the vectors known by their text,
+    the rest listed as pending, added later (twice is harmless), progress per item."""
+    store = index_backend.open()
+    store.ensure_vectors(4)
+    known = {text_hash("beta"): np.array([0, 1, 0, 0], dtype=np.float32)}
+    ids = store.rebuild_material(
+        "i", "a.md", "Title A", 30, _records("alpha", "beta", "gamma"), known_vectors=known
+    )
+    assert len(ids) == 3 and store.vector_count() == 1
+    assert _match(store, "gamma") == [ids[2]]  # searchable by full text already
+    pending = store.pending_vectors(0, 10)
+    assert [(p.chunk_id, p.item_id, p.text, p.title) for p in pending] == [
+        (ids[0], "i", "alpha", "Title A"),
+        (ids[2], "i", "gamma", "Title A"),
+    ]
+    assert [p.chunk_id for p in store.pending_vectors(ids[0], 10)] == [ids[2]]
+    assert store.vector_progress(["i", "missing"]) == {"i": (1, 3)}
+    rng = np.random.default_rng(3)
+    assert store.add_vectors([ids[0]], _unit(rng, 1, 4)) == 1
+    # One already has its vector, one was deleted meanwhile: only the third is stored.
+    assert store.add_vectors([ids[0], ids[2], 999_999], _unit(rng, 3, 4)) == 1
+    assert store.pending_vectors(0, 10) == []
+    assert store.vector_progress(["i"]) == {"i": (3, 3)}
+    assert [cid for cid, _ in store.vector_search(_unit(rng, 1, 4)[0], 3)] != []
+    assert store.integrity_check() == []
+    with pytest.raises(DimensionMismatchError):
+        store.add_vectors([ids[0]], np.ones((1, 8), dtype=np.float32))
+
+
 def test_cleanup_open_never_creates_an_index(tmp_path: Path) -> None:
     registry = StoreRegistry(lambda base_id: tmp_path / base_id)
     assert registry.get_if_exists("b1") is None

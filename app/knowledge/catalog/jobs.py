@@ -157,14 +157,15 @@ class JobRows(CatalogConnection):
             (error, time.time(), job_id),
         )
 
-    def poll_job(self, job_id: int, not_before: float, error: str) -> None:
+    def poll_job(self, job_id: int, not_before: float, error: str, *, fresh: bool = False) -> None:
         """Queue a running job again from `not_before` without counting its claim as an
-        attempt: it is not failing, only waiting (jobs.errors.PollLater)."""
+        attempt: it is not failing, only waiting (jobs.errors.PollLater); `fresh` forgets
+        its earlier attempts too (it made progress)."""
         self._exec(
             "UPDATE jobs SET status = 'queued', owner = NULL, not_before = ?, last_error = ?, "
-            "attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, "
+            "attempts = CASE WHEN ? = 1 THEN 0 WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, "
             "updated_at = ? WHERE id = ? AND status = 'running'",
-            (not_before, error, time.time(), job_id),
+            (not_before, error, int(fresh), time.time(), job_id),
         )
 
     def retry_job(self, job_id: int, not_before: float, error: str) -> None:
@@ -244,6 +245,16 @@ class JobRows(CatalogConnection):
                 (None if holder else key, job_id),
             )
         return holder
+
+    def defer_queued_job(self, base_id: str, key: str, not_before: float) -> None:
+        """Make the queued job of `key` wait until `not_before` at least (a job handing its
+        work to it had to wait that long)."""
+        self._exec(
+            # CASE rather than max(): the same SQL runs on a server's PostgreSQL catalog.
+            "UPDATE jobs SET not_before = CASE WHEN not_before > ? THEN not_before ELSE ? END "
+            "WHERE base_id = ? AND idempotency_key = ? AND status = 'queued'",
+            (not_before, not_before, base_id, key),
+        )
 
     def live_job_keys(self, base_id: str, prefix: str) -> set[str]:
         """Idempotency keys starting with `prefix` of a base's queued and running jobs (read

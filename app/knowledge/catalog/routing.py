@@ -428,9 +428,11 @@ class ServerRouting(ItemRows, JobRows, PortableRows, LinkedFolderRows):
         server = self._job_server(job_id)
         (server or super()).release_job(job_id, error)  # type: ignore[union-attr]
 
-    def poll_job(self, job_id: int, not_before: float, error: str) -> None:
+    def poll_job(self, job_id: int, not_before: float, error: str, *, fresh: bool = False) -> None:
         server = self._job_server(job_id)
-        (server or super()).poll_job(job_id, not_before, error)  # type: ignore[union-attr]
+        (server or super()).poll_job(  # type: ignore[union-attr]
+            job_id, not_before, error, fresh=fresh
+        )
 
     def retry_job(self, job_id: int, not_before: float, error: str) -> None:
         server = self._job_server(job_id)
@@ -478,6 +480,12 @@ class ServerRouting(ItemRows, JobRows, PortableRows, LinkedFolderRows):
             for server in self._reachable_servers():
                 counts.update(server.job_counts_by_base())
         return counts
+
+    def defer_queued_job(self, base_id: str, key: str, not_before: float) -> None:
+        server = self.server_of(base_id)
+        (server or super()).defer_queued_job(  # type: ignore[union-attr]
+            base_id, key, not_before
+        )
 
     def live_job_keys(self, base_id: str, prefix: str) -> set[str]:
         server = self.server_of(base_id)

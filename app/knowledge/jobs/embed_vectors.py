@@ -59,7 +59,7 @@ def run(ctx: JobContext, job: Job) -> None:
     base = parts.catalog.get_base(job.base_id)
     if base is None or base.embedding_model is None or base.dimensions is None:
         return  # deleted, or its model was taken away: there are no vectors to compute
-    if vector_stage.is_paused(parts.catalog, base.id):
+    if _held(ctx, base.id):
         return  # resuming queues the stage again
     if not _take_lease(ctx, job):
         if not _queue_key_back(ctx, job):
@@ -71,19 +71,20 @@ def run(ctx: JobContext, job: Job) -> None:
         store.ensure_vectors(base.dimensions)
         finished = _work(ctx, base, store, time.monotonic() + SLICE_S, progress)
     except RetryableFailure as exc:
-        if progress.batches:
-            # Not a failing stage: a provider that stumbles once in a long run waits a
-            # backoff without using up an attempt (attempts count failed runs in a row).
-            _queue_key_back(ctx, job)
-            delay = max(policy_for(JobKind.EMBED_VECTORS).backoff(1), exc.retry_after or 0.0)
-            log.info(
-                "vectors of %r: %s: %s; again in %.1f s", base.name, exc.code, exc.message, delay
-            )
-            raise PollLater(delay, f"{exc.code}: {exc.message}") from exc
-        if job.attempts >= policy_for(JobKind.EMBED_VECTORS).attempts:
+        policy = policy_for(JobKind.EMBED_VECTORS)
+        if not progress.batches and job.attempts >= policy.attempts:
             _stop(ctx, base, exc.code, exc.message)
-        else:
-            _queue_key_back(ctx, job)  # documents completed meanwhile wait for this retry
+            raise
+        # A provider that stumbles once in a long run waits the first backoff and its
+        # attempts start over (they count failed runs in a row).
+        attempt = 1 if progress.batches else job.attempts
+        delay = max(policy.backoff(attempt), exc.retry_after or 0.0)
+        log.info("vectors of %r: %s: %s; again in %.1f s", base.name, exc.code, exc.message, delay)
+        if not _queue_key_back(ctx, job):
+            _hand_over(ctx, job, delay)
+            return
+        if progress.batches:
+            raise PollLater(delay, f"{exc.code}: {exc.message}", fresh=True) from exc
         raise
     except ItemFailure as exc:
         _stop(ctx, base, exc.code, exc.message)
@@ -92,10 +93,27 @@ def run(ctx: JobContext, job: Job) -> None:
         _stop(ctx, base, ErrorCode.EMBEDDING_FAILED, str(exc))
         raise ItemFailure(ErrorCode.EMBEDDING_FAILED, str(exc)) from exc
     if not finished:
-        _queue_key_back(ctx, job)
-        raise PollLater(0.0, "the next slice of the vector stage")
+        if not _queue_key_back(ctx, job):
+            return  # the queued job goes on from here
+        raise PollLater(0.0, "the next slice of the vector stage", fresh=progress.batches > 0)
     vector_stage.set_stopped(parts.catalog, base.id, None)
     _settle_all(ctx, base, store)
+
+
+def _hand_over(ctx: JobContext, job: Job, delay: float) -> None:
+    """Another job of the stage is queued already (documents completed while this one ran):
+    it takes over after the wait this one owed the provider, and this one ends."""
+    ctx.parts.catalog.defer_queued_job(job.base_id, vectors_key(job.base_id), time.time() + delay)
+
+
+def _held(ctx: JobContext, base_id: str) -> bool:
+    """Paused by the person, or stopped by a provider error until the person resumes it
+    (a job queued before the stop must not carry on)."""
+    catalog = ctx.parts.catalog
+    return (
+        vector_stage.is_paused(catalog, base_id)
+        or vector_stage.stopped(catalog, base_id) is not None
+    )
 
 
 def _take_lease(ctx: JobContext, job: Job) -> bool:
@@ -136,8 +154,8 @@ def _work(ctx: JobContext, base: Base, store: BaseIndex, until: float, progress:
     after = 0
     while True:
         ctx.raise_if_cancelled()
-        if vector_stage.is_paused(parts.catalog, base.id):
-            return True  # stopped by the person: nothing is left to do in this run
+        if _held(ctx, base.id):
+            return True  # paused, or stopped elsewhere: nothing is left to do in this run
         pending = store.pending_vectors(after, batch_size)
         if not pending:
             return True

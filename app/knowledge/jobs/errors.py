@@ -44,9 +44,12 @@ class PollLater(Exception):
     """Work running elsewhere (text recognition) is not finished: run this job again after
     `delay` seconds. Not a failure: no attempt is used up."""
 
-    def __init__(self, delay: float, why: str | None = None) -> None:
+    def __init__(self, delay: float, why: str | None = None, *, fresh: bool = False) -> None:
         super().__init__(why or f"poll again in {delay:.1f} s")
         self.delay = delay
+        # The run made progress: its failed attempts so far are forgotten (they count
+        # failed runs in a row).
+        self.fresh = fresh
 
 
 # Errnos of a write the storage refused. Windows' ERROR_DISK_FULL and ERROR_HANDLE_DISK_FULL

@@ -92,8 +92,10 @@ class Outcome:
     # attempt) rather than as a retry after `not_before`
     hand_back: bool = False
     not_before: float = 0.0
-    # queued to run again later without using up an attempt (PollLater)
+    # queued to run again later without using up an attempt (PollLater); `fresh`: with
+    # its attempts forgotten (it made progress)
     poll: bool = False
+    fresh: bool = False
 
 
 def run_job(ctx: JobContext, job: Job, *, clock: Callable[[], float] = time.time) -> str:
@@ -168,7 +170,7 @@ def _record(ctx: JobContext, job: Job, outcome: Outcome) -> None:
         error = outcome.error or ""
         _persist(
             f"poll job {job.id} later",
-            lambda: catalog.poll_job(job.id, outcome.not_before, error),
+            lambda: catalog.poll_job(job.id, outcome.not_before, error, fresh=outcome.fresh),
         )
     else:
         error = outcome.error or ""
@@ -192,7 +194,9 @@ def _decide(ctx: JobContext, job: Job, clock: Callable[[], float]) -> Outcome:
     except JobCancelled as exc:
         return _cancelled(exc.reason)
     except PollLater as exc:
-        return Outcome("queued", str(exc), not_before=clock() + exc.delay, poll=True)
+        return Outcome(
+            "queued", str(exc), not_before=clock() + exc.delay, poll=True, fresh=exc.fresh
+        )
     except RetryableFailure as exc:
         if job.attempts < policy.attempts:
             delay = max(policy.backoff(job.attempts), exc.retry_after or 0.0)
