@@ -101,7 +101,9 @@ def test_the_vector_stage_stops_when_the_last_attempt_fails(
         ItemPhase.EMBEDDING,
         None,
     )
-    assert embeds == 1 + policy.attempts  # the first run's two requests, then one per retry
+    # The first run's two requests (its failure after a written batch uses no attempt: they
+    # count failed runs in a row), then one per failed run until the last attempt.
+    assert embeds == 2 + policy.attempts
     assert leftovers == []
     svc = KnowledgeService(home, extraction=InlineExtraction())
     try:
