@@ -1,5 +1,11 @@
 """Vectors an index job already paid for, kept across its retries.
 
+Since the vector stage (embed_vectors.py) index jobs no longer embed: they write each
+batch of vectors straight into the index as it comes. These records are what a Trove of
+before left beside an interrupted item; index jobs still read them (the vectors are reused,
+not paid again) and remove them, and recovery and the doctor know their names. `add` is
+kept for the tests that lay such a record down.
+
 A job whose provider fails half-way (a rate limit, an outage) is queued again by the job
 runner; on that retry the batches embedded before the failure must not be paid for twice.
 Their vectors are appended, batch by batch, to a scratch file beside the item's material:
