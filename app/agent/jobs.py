@@ -17,7 +17,7 @@ from PySide6.QtCore import QCoreApplication, Qt, QThread, Signal
 
 from app.agent.errors import ToolError, ToolErrorCode
 from app.knowledge.service import KnowledgeService
-from app.runtime.executor import JobExecutor
+from app.runtime.executor import IDLE_POLL_MS, JobExecutor
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ class _ExecutorThread(QThread):
         self.started_up = threading.Event()
 
     def run(self) -> None:
-        executor = JobExecutor(self._service)
+        executor = JobExecutor(self._service, idle_poll_ms=IDLE_POLL_MS)
         self.wake.connect(executor.schedule, Qt.ConnectionType.QueuedConnection)
         try:
             executor.start()  # recovers what a dead process left running, then schedules

@@ -56,6 +56,10 @@ TROUBLE_MAX_PAUSE_S = 60.0
 STALL_AFTER = 3
 
 
+# How often the window's and an MCP session's executor look for work while they have none
+# (another process's queued or handed-back jobs): one claim query every few seconds.
+IDLE_POLL_MS = 5_000
+
 # The idle reason of a worker whose claim (or the counts after it) failed.
 TROUBLE = "trouble"
 
@@ -231,6 +235,7 @@ class JobExecutor(QObject):
         clock: Clock = time.time,
         memory: MemoryBudget | None = None,
         progress_interval_ms: int = 100,
+        idle_poll_ms: int | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -259,6 +264,14 @@ class JobExecutor(QObject):
         self._signals = _WorkerSignals()
         self._due_timer = QTimer(self)
         self._due_timer.setSingleShot(True)
+        # A long-lived executor (the window, an MCP session) looks for work another process
+        # queued or handed back (`trove add --until-searchable` leaves the vector stage)
+        # every `idle_poll_ms` while it has none; a command's executor ends at its drain.
+        self._idle_poll_ms = idle_poll_ms
+        self._poll_timer = QTimer(self)
+        self._poll_timer.setSingleShot(True)
+        # `drained` is said once per stretch of idleness, not at every idle poll.
+        self._drained_said = False
         self._flush_timer = QTimer(self)
         self._flush_timer.setInterval(progress_interval_ms)
         self._connect_signals()
@@ -268,6 +281,7 @@ class JobExecutor(QObject):
         self._signals.started.connect(self._on_job_started)
         self._signals.idle.connect(self._on_worker_idle)
         self._due_timer.timeout.connect(self.schedule)
+        self._poll_timer.timeout.connect(self._start_worker)
         self._flush_timer.timeout.connect(self._on_flush_progress)
 
     # -- public --------------------------------------------------------------------------
@@ -306,6 +320,11 @@ class JobExecutor(QObject):
     def schedule(self) -> None:
         """Make sure a worker looks for claimable jobs; workers add more workers while they
         find work, up to the cap. Cheap: no catalog access on the calling (GUI) thread."""
+        self._drained_said = False  # whoever asks is told when the queue is empty again
+        self._start_worker()
+
+    @Slot()
+    def _start_worker(self) -> None:
         if self._stopping.is_set():
             return
         with self._lock:
@@ -320,6 +339,7 @@ class JobExecutor(QObject):
         marked so that recovery hands them back once this process is gone."""
         self._stopping.set()
         self._due_timer.stop()
+        self._poll_timer.stop()
         self._flush_timer.stop()
         done = self._pool.waitForDone(timeout_ms)
         self._on_flush_progress()
@@ -504,6 +524,7 @@ class JobExecutor(QObject):
 
     @Slot(object, object)
     def _on_job_started(self, job: Job, counts: tuple[int, int] | None) -> None:
+        self._drained_said = False  # a stretch of work: its end is said
         if counts is not None:
             self.queueChanged.emit(job.base_id, *counts)
 
@@ -542,9 +563,13 @@ class JobExecutor(QObject):
             return
         queued, running = totals
         if not queued and not running:
-            self.drained.emit()
+            if not self._drained_said:
+                self._drained_said = True
+                self.drained.emit()
         elif running and not self._due_timer.isActive():
             self._due_timer.start(2000)  # another process is working: look again shortly
+        if self._idle_poll_ms is not None and not self._due_timer.isActive():
+            self._poll_timer.start(self._idle_poll_ms)
 
     def _on_trouble(self, busy: bool) -> None:
         """Look again after a pause that doubles with each failed round; once no worker is

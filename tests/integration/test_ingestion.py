@@ -1105,7 +1105,11 @@ def test_executor_end_to_end(
         hub: Any, base_id: str, item_id: str, phase: ItemPhase | None, percent: float | None
     ) -> None:
         report(hub, base_id, item_id, phase, percent)
-        if phase is not None and threading.current_thread() is not threading.main_thread():
+        # The index job's own phases; "embedding" is the vector stage's too, and another
+        # thread's report for the item may replace it before a flush (the hub keeps the
+        # latest), so it is not waited for.
+        gated = phase in (ItemPhase.READING, ItemPhase.WRITING)
+        if gated and threading.current_thread() is not threading.main_thread():
             wait_published(item_id, str(phase))
 
     monkeypatch.setattr(executor_module._ProgressHub, "report", gated_report)
@@ -1131,7 +1135,7 @@ def test_executor_end_to_end(
     assert service.get_item(root.id).status is ItemStatus.COMPLETED
     for child in children:
         phases = {phase for item_id, phase in seen if item_id == child.id}
-        assert {"reading", "embedding", "writing"} <= phases, (child.title, phases)
+        assert {"reading", "writing"} <= phases, (child.title, phases)
     assert progress_bases == {base.id}
     changed_ids = {i for base_id, ids in changed if base_id == base.id for i in ids}
     assert {root.id, *(c.id for c in children)} <= changed_ids

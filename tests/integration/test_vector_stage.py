@@ -372,3 +372,37 @@ def test_the_cli_returns_once_searchable_and_controls_the_stage(
         assert resumed.returncode == 0, resumed.stderr
         assert "(100 %)" in resumed.stdout, resumed.stdout
         assert provider.texts_paid_twice() == []
+
+
+def test_a_long_lived_executor_takes_up_work_another_process_queued(
+    tmp_path: Path, qtbot: QtBot
+) -> None:
+    """The window and an MCP session look for work while idle: a stage another process
+    handed back (`add --until-searchable`) goes on without anybody asking."""
+    home = tmp_path / "home"
+    svc = KnowledgeService(home, models=FakeModels(), extraction=InlineExtraction())
+    other = KnowledgeService(home, models=FakeModels(), extraction=InlineExtraction())
+    executor = JobExecutor(svc, max_workers=2, idle_poll_ms=50)
+    drains: list[int] = []
+    executor.drained.connect(lambda: drains.append(1))
+    try:
+        with qtbot.waitSignal(executor.drained, timeout=WAIT_MS):
+            executor.start()
+        base_id = _hybrid_base(other)
+        (note,) = _notes(other, base_id, 1)  # queued by another process: nobody tells us
+        qtbot.waitUntil(
+            lambda: (
+                other.vector_status(base_id).waiting_documents == 0
+                and other.get_item(note).status is ItemStatus.COMPLETED
+            ),
+            timeout=WAIT_MS,
+        )
+        qtbot.waitUntil(lambda: len(drains) == 2, timeout=WAIT_MS)
+        # Six idle polls later the queue has still been said to be empty once.
+        with qtbot.assertNotEmitted(executor.drained, wait=300):
+            pass
+    finally:
+        executor.shutdown()
+        executor.deleteLater()
+        other.close()
+        svc.close()

@@ -82,10 +82,21 @@ def _make_base(home: Path, provider: PaidEmbeddings, linked: Path, *, agent_writ
         svc.close()
 
 
-def _writer(home: Path, folder: Path, log: Path) -> subprocess.Popen[bytes]:
+def _writer(home: Path, folder: Path, log: Path, *more: str) -> subprocess.Popen[bytes]:
     with log.open("wb") as out:
         return subprocess.Popen(
-            [sys.executable, "-m", "app", "--home", str(home), "add", BASE, str(folder), "--wait"],
+            [
+                sys.executable,
+                "-m",
+                "app",
+                "--home",
+                str(home),
+                "add",
+                BASE,
+                str(folder),
+                "--wait",
+                *more,
+            ],
             cwd=ROOT,
             stdin=subprocess.DEVNULL,
             stdout=out,
@@ -161,23 +172,34 @@ def _assert_all_indexed_once(home: Path, base_id: str, provider: PaidEmbeddings)
 def test_an_mcp_session_that_ends_hands_the_writers_work_back(
     tmp_path: Path, provider: PaidEmbeddings
 ) -> None:
+    """The writer returns once its documents are searchable (`--until-searchable`), handing
+    the vector stage back; an MCP session (agent writes on) takes it up and ends normally
+    while it runs; `trove resume` finishes it, and every chunk text was paid for once."""
     home = tmp_path / "home"
     base_id = _make_base(home, provider, tmp_path / "linked", agent_writes=True)
     write_documents(tmp_path / "docs", FILES, SENTENCES)
     log = tmp_path / "writer.log"
-    writer = _writer(home, tmp_path / "docs", log)
     with (tmp_path / "mcp.log").open("w", encoding="utf-8") as mcp_log:
         session = McpSession(home, mcp_log)  # runs the queue: its agent may write
         svc = _service(home)
         try:
-            claimed = _wait(lambda: _working_elsewhere(svc, {writer.pid}), writer)
+            writer = _writer(home, tmp_path / "docs", log, "--until-searchable")
+            output = _finish_writer(writer, log)
+            assert writer.returncode == 0, output
+            assert f"indexed {FILES} document(s), 0 failed" in output, output
+            claimed = _wait(lambda: _working_elsewhere(svc, {writer.pid}))
         finally:
             svc.close()
             session.close()  # a normal end: stdin closes, the server returns
-    output = _finish_writer(writer, log)
-    assert claimed, f"the MCP session never ran one of the writer's jobs: {output}"
-    assert writer.returncode == 0, output
-    assert f"indexed {FILES} document(s), 0 failed" in output, output
+    assert claimed, f"the MCP session never took up the vector stage: {output}"
+    resumed = subprocess.run(
+        [sys.executable, "-m", "app", "--home", str(home), "resume", BASE],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
+    )
+    assert resumed.returncode == 0, resumed.stderr
     _assert_all_indexed_once(home, base_id, provider)
 
 
