@@ -81,6 +81,9 @@ def text_hash(text: str) -> str:
 
 
 TEMP_SUFFIX = ".part"
+# Texts per embedding call when neither the settings nor the embedder say (DESIGN.md: 10):
+# a failed remote request is cheap to repeat, and progress moves often.
+DEFAULT_EMBED_BATCH_SIZE = 10
 
 
 def temp_prefix(target: Path) -> str:
@@ -605,7 +608,7 @@ def _embed(
     known.update(paid.load(set(hashes).difference(known)))
     total = len(set(hashes).difference(known))
     embedder = parts.models.embedder(base.embedding_model)
-    batch_size = max(1, parts.embed_batch_size)
+    batch_size = job_batch_size(embedder, parts.embed_batch_size)
     ctx.progress(item.id, ItemPhase.EMBEDDING, 0.0)
     done = 0
     for batch in _unknown_batches(got.embedding_inputs(), hashes, set(known), batch_size):
@@ -617,6 +620,21 @@ def _embed(
         done += len(batch)
         ctx.progress(item.id, ItemPhase.EMBEDDING, 100.0 * done / total)
     return np.stack([known[h] for h in hashes]).astype(np.float32, copy=False)
+
+
+def job_batch_size(embedder: object, configured: int | None) -> int:
+    """Texts per embedding call: the configured size (tests, benchmarks), else the
+    embedder's `preferred_batch_size` when it has one, else DEFAULT_EMBED_BATCH_SIZE.
+
+    A remote provider's batch is a request (10 keeps a failed one cheap to repeat); a local
+    model's is a forward pass whose best size it measured itself (local_runtime.py).
+    """
+    if configured is not None:
+        return max(1, configured)
+    preferred = getattr(embedder, "preferred_batch_size", None)
+    if isinstance(preferred, int) and not isinstance(preferred, bool) and preferred >= 1:
+        return preferred
+    return DEFAULT_EMBED_BATCH_SIZE
 
 
 def _unknown_batches(
