@@ -92,7 +92,7 @@ def test_the_list_names_sizes_licences_and_languages(tmp_path: Path) -> None:
     elif accelerators(available_providers()):  # tests/providers/test_execution.py covers it
         expected_runs_on = f"{expected_runs_on}; "
     assert str(models["all-MiniLM-L6-v2"]["runsOn"]).startswith(expected_runs_on)
-    assert e5["runsOn"] == ""  # not installed: nothing runs it
+    assert e5["runsOn"] is None and e5["executionProvider"] is None  # not installed
 
     text = trove(home, "model", "list")
     assert text.returncode == 0, text.stderr
