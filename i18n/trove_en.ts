@@ -1399,6 +1399,30 @@ Trove reads them, splits them into chunks and indexes them for search.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Runs on {0}, measured {1}× as fast as the CPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Runs on the CPU (1 thread)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Runs on the CPU ({0} threads)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0}; {1} could not run it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0}; {1} measured {2}× as fast, so not used</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0}; {1} is measured when the model is first used</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Used by {0}</source>
         <translation type="unfinished"></translation>
     </message>

@@ -1385,6 +1385,30 @@ Trove 会读取它们、切分成块并建立索引以供检索。</translation>
         <translation>从文件夹导入</translation>
     </message>
     <message>
+        <source>Runs on {0}, measured {1}× as fast as the CPU</source>
+        <translation>在 {0} 上运行，实测速度是 CPU 的 {1} 倍</translation>
+    </message>
+    <message>
+        <source>Runs on the CPU (1 thread)</source>
+        <translation>在 CPU 上运行（1 个线程）</translation>
+    </message>
+    <message>
+        <source>Runs on the CPU ({0} threads)</source>
+        <translation>在 CPU 上运行（{0} 个线程）</translation>
+    </message>
+    <message>
+        <source>{0}; {1} could not run it</source>
+        <translation>{0}；{1} 无法运行它</translation>
+    </message>
+    <message>
+        <source>{0}; {1} measured {2}× as fast, so not used</source>
+        <translation>{0}；{1} 实测速度为 {2} 倍，故不使用</translation>
+    </message>
+    <message>
+        <source>{0}; {1} is measured when the model is first used</source>
+        <translation>{0}；首次使用该模型时会测量 {1} 的速度</translation>
+    </message>
+    <message>
         <source>Used by {0}</source>
         <translation>使用它的知识库：{0}</translation>
     </message>

@@ -34,10 +34,12 @@ def cmd_model_list(svc: KnowledgeService, args: argparse.Namespace) -> int:
             m.license + (" (non-commercial)" if m.non_commercial else ""),
             ", ".join(m.languages),
             ", ".join(m.used_by),
+            m.runs_on.describe() if m.runs_on else "",
         )
         for m in models
     ]
-    print(table(rows, ("ID", "KIND", "STATE", "SIZE", "LICENCE", "LANGUAGES", "USED BY")))
+    headers = ("ID", "KIND", "STATE", "SIZE", "LICENCE", "LANGUAGES", "USED BY", "RUNS ON")
+    print(table(rows, headers))
     print(
         f"A base uses a model as local:ID. Downloads come from {_endpoint_text(svc.model_mirror())}.",
         file=sys.stderr,
@@ -213,4 +215,7 @@ def _listing_json(model: ModelListing) -> dict[str, Any]:
         "usedBy": list(model.used_by),
         "problem": model.problem,
         "inCatalog": model.in_catalog,
+        # "CPU (2 threads)" and the provider onnxruntime names; null when not installed.
+        "runsOn": model.runs_on.describe() if model.runs_on else None,
+        "executionProvider": model.runs_on.placement.provider if model.runs_on else None,
     }

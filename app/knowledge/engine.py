@@ -45,7 +45,9 @@ class EngineParts:
     models: ModelResolver
     # Where documents are read and chunked: worker processes in the app, inline in tests.
     extraction: Extraction
-    embed_batch_size: int = 10
+    # Texts per embedding call; None lets the embedder say (`preferred_batch_size`: the
+    # built-in model measured its own), else DEFAULT_EMBED_BATCH_SIZE.
+    embed_batch_size: int | None = None
     max_file_bytes: int = 200 * 1024 * 1024
     fetch_limits: FetchLimits = field(default_factory=FetchLimits)
     sitemap_limits: SitemapLimits = field(default_factory=SitemapLimits)

@@ -21,6 +21,8 @@ from app.knowledge.catalog import Catalog
 from app.knowledge.jobs.errors import storage_failure
 from app.knowledge.provider_errors import provider_failure
 from app.knowledge.types import ErrorCode, TroveError
+from app.providers import execution
+from app.providers.execution import RunsOn
 from app.providers.interfaces import ProviderError
 from app.providers.local_model import (
     LOCAL_DIMS,
@@ -29,6 +31,7 @@ from app.providers.local_model import (
     MAX_TOKENS,
     local_model_available,
 )
+from app.providers.local_runtime import available_providers, physical_cores
 from app.providers.model_store import download as hub_download
 from app.providers.model_store import install
 from app.providers.model_store.catalog import CATALOG, CatalogEntry, PublishedScore, catalog_entry
@@ -76,6 +79,8 @@ class ModelListing:
     used_by: tuple[str, ...] = ()  # names of the bases that use it
     problem: str | None = None  # why it cannot be used, in English
     in_catalog: bool = False
+    # What runs it (the CPU, an accelerator); None when it is not installed.
+    runs_on: RunsOn | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +150,7 @@ def _builtin(usage: dict[str, list[str]]) -> ModelListing:
         summary="ships with Trove; English",
         used_by=tuple(usage.get(LOCAL_MODEL_NAME, ())),
         problem=None if available else f"its runtime is not installed; {RUNTIME_HINT}",
+        runs_on=runs_on(f"{LOCAL_PREFIX}{LOCAL_MODEL_NAME}") if available else None,
     )
 
 
@@ -184,7 +190,13 @@ def _listing(
         used_by=tuple(usage.get(model_id, ())),
         problem=folder.problem if folder else None,
         in_catalog=entry is not None,
+        runs_on=runs_on(f"{LOCAL_PREFIX}{model_id}") if state is ModelState.INSTALLED else None,
     )
+
+
+def runs_on(model_id: str) -> RunsOn:
+    """Where a local model runs (loaded here), ran (measured before), or will run."""
+    return execution.expected_placement(model_id, available_providers(), physical_cores())
 
 
 def _usage(catalog: Catalog) -> dict[str, list[str]]:

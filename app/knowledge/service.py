@@ -119,7 +119,7 @@ from app.knowledge.types import (
 from app.knowledge.types import (
     VectorStop as VectorStop,
 )
-from app.providers import async_probe, secrets
+from app.providers import async_probe, execution, secrets
 from app.providers.chat import ChatOptions
 from app.providers.factory import ProviderSettings, builtin_local_settings
 from app.providers.interfaces import Embedder, ModelResolver, ProviderError, Reranker
@@ -136,7 +136,7 @@ class KnowledgeService:
         home: Path,
         *,
         models: ModelResolver | None = None,
-        embed_batch_size: int = 10,
+        embed_batch_size: int | None = None,
         extraction: Extraction | None = None,
         related_levels: Mapping[str, float] | None = None,
     ) -> None:
@@ -154,6 +154,8 @@ class KnowledgeService:
         catalog.use_servers(catalog_opener(catalog))
         # Models installed as local:<id> (app/providers/installed_models.py).
         models_dir = layout.home / MODELS_DIR
+        # A local model measured faster on an accelerator is measured once, not every start.
+        execution.remember_in(None if self.read_only else layout.home / execution.PLACEMENT_FILE)
         # Injected models (tests, benchmarks) stay fixed; otherwise the configured providers.
         self._fixed_models = models is not None
         self.parts = EngineParts(

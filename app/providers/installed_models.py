@@ -148,8 +148,10 @@ def _current(models_dir: Path, model_id: str, kind: ModelKind) -> _Loaded:
 
 def _load(folder: Path, manifest: ModelManifest) -> BiEncoder | CrossEncoder:
     model_file, tokenizer_file = folder / manifest.model_file, folder / manifest.tokenizer_file
+    # Its placement (CPU or accelerator) is kept and listed under the name bases use.
+    name = f"local:{folder.name}"
     if manifest.kind is ModelKind.RERANK:
-        return CrossEncoder(model_file, tokenizer_file, max_tokens=manifest.max_tokens)
+        return CrossEncoder(model_file, tokenizer_file, max_tokens=manifest.max_tokens, name=name)
     assert manifest.dimensions is not None  # the manifest checks an embedding model has them
     return BiEncoder(
         model_file,
@@ -158,6 +160,7 @@ def _load(folder: Path, manifest: ModelManifest) -> BiEncoder | CrossEncoder:
         dimensions=manifest.dimensions,
         pooling=manifest.pooling,
         normalize=manifest.normalize,
+        name=name,
     )
 
 

@@ -14,9 +14,13 @@ when a model is loaded, so the app (and mypy) run without them.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import importlib
 import importlib.util
+import logging
 import os
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -24,8 +28,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from app.providers import execution
+from app.providers.execution import CPU, Placement
 from app.providers.interfaces import MODEL_NOT_AVAILABLE, FloatMatrix, ProviderError
 from app.providers.model_store.manifest import Pooling
+
+log = logging.getLogger(__name__)
 
 INSTALL_HINT = "install the local extra: pip install 'trove[local]'"
 RUNTIME_MODULES = ("onnxruntime", "tokenizers")
@@ -34,6 +42,11 @@ DEFAULT_BATCH_SIZE = 32
 # fewer tokens than this many characters' worth of real text.
 CHARS_PER_TOKEN_CAP = 64
 MIN_TEXT_CHARS = 100_000
+# The accelerator probe: a batch like the index job's at the built-in model's real chunk
+# length (about 190 tokens of a SciFact abstract, see tests/bench/embed_configs.py).
+PROBE_BATCH = 16
+PROBE_TOKENS = 192
+PROBE_TEXT = "Trove measures where this model runs fastest on this computer. "
 
 Int64Matrix = npt.NDArray[np.int64]
 
@@ -71,21 +84,32 @@ def load_tokenizer(tokenizer_file: Path, max_tokens: int) -> Any:
     return tokenizer
 
 
-def open_session(model_file: Path, threads: int | None = None) -> Any:
-    """An onnxruntime CPU session for `model_file`; safe to run from many threads at once."""
-    if not model_file.is_file():
-        raise ProviderError(MODEL_NOT_AVAILABLE, f"the model file {model_file} is missing")
+def session_options(threads: int) -> Any:
+    """The options every local model's session is built with (see README "Performance"
+    and tests/bench/embed_configs.py for the measurements behind them)."""
     ort: Any = importlib.import_module("onnxruntime")
     options = ort.SessionOptions()
-    options.intra_op_num_threads = threads or physical_cores()
+    options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     # Spinning workers burn a core between batches and fight the app's other job threads;
     # measured here it gained nothing even in a tight loop.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return options
+
+
+def open_session(
+    model_file: Path, threads: int | None = None, providers: Sequence[str] = (CPU,)
+) -> Any:
+    """An onnxruntime session for `model_file` on `providers` (the CPU by default); safe
+    to run from many threads at once."""
+    if not model_file.is_file():
+        raise ProviderError(MODEL_NOT_AVAILABLE, f"the model file {model_file} is missing")
+    ort: Any = importlib.import_module("onnxruntime")
+    options = session_options(threads or physical_cores())
     try:
         return ort.InferenceSession(
-            str(model_file), sess_options=options, providers=["CPUExecutionProvider"]
+            str(model_file), sess_options=options, providers=list(providers)
         )
     except Exception as exc:  # onnxruntime's own error types (a damaged or foreign file)
         raise ProviderError(
@@ -93,8 +117,29 @@ def open_session(model_file: Path, threads: int | None = None) -> Any:
         ) from exc
 
 
+def available_providers() -> list[str]:
+    """onnxruntime's execution providers on this machine (the CPU alone without the extra)."""
+    if missing_runtime():
+        return [CPU]
+    ort: Any = importlib.import_module("onnxruntime")
+    return list(ort.get_available_providers())
+
+
+def placement_key(model_file: Path, available: Sequence[str]) -> str:
+    """What a measured placement depends on: onnxruntime's version, the providers present
+    and the model file (its size and time: a reinstalled model is measured again)."""
+    ort: Any = importlib.import_module("onnxruntime")
+    info = model_file.stat()
+    return f"{ort.__version__}|{','.join(sorted(available))}|{info.st_size}|{info.st_mtime_ns}"
+
+
 class OnnxModel:
-    """A model's tokenizer and ONNX session, and a padded forward pass over token ids."""
+    """A model's tokenizer and ONNX session, and a padded forward pass over token ids.
+
+    The session runs on the CPU unless onnxruntime offers an accelerator here that is
+    measurably faster for this model (execution.py); an accelerator that fails at run time
+    is dropped for the CPU, and the pass is repeated there.
+    """
 
     def __init__(
         self,
@@ -104,6 +149,7 @@ class OnnxModel:
         max_tokens: int,
         output: str,
         threads: int | None = None,
+        name: str | None = None,
     ) -> None:
         absent = missing_runtime()
         if absent:
@@ -113,7 +159,12 @@ class OnnxModel:
         self.max_tokens = max_tokens
         self.max_text_chars = max(MIN_TEXT_CHARS, max_tokens * CHARS_PER_TOKEN_CAP)
         self.tokenizer: Any = load_tokenizer(tokenizer_file, max_tokens)
-        self.session: Any = open_session(model_file, threads)
+        self.model_file = model_file
+        self.name = name or str(model_file)
+        self.threads = threads or physical_cores()
+        self.session: Any = open_session(model_file, self.threads)
+        self.placement = Placement(CPU, self.threads)
+        self._fallback_lock = threading.Lock()
         self.input_names = [i.name for i in self.session.get_inputs()]
         outputs = [o.name for o in self.session.get_outputs()]
         expected = {"input_ids", "attention_mask"}
@@ -123,26 +174,126 @@ class OnnxModel:
                 f"{model_file} has inputs {self.input_names}, expected {sorted(expected)}",
             )
         self.output_name = output if output in outputs else outputs[0]
+        self._place(available_providers())
+        execution.record_loaded(self.name, self.placement)
 
-    def run(
-        self, ids: Sequence[Sequence[int]], types: Sequence[Sequence[int]] | None = None
-    ) -> tuple[npt.NDArray[np.float32], Int64Matrix]:
-        """One forward pass over token id lists (already truncated), padded to the longest;
-        the output and the attention mask."""
-        width = max(len(row) for row in ids)
-        input_ids = np.zeros((len(ids), width), dtype=np.int64)
-        mask = np.zeros((len(ids), width), dtype=np.int64)
-        for row, tokens in enumerate(ids):
-            input_ids[row, : len(tokens)] = tokens
-            mask[row, : len(tokens)] = 1
+    # -- where it runs ------------------------------------------------------------------------
+
+    def _place(self, available: Sequence[str]) -> None:
+        """Move to an accelerator when one is present and measured (now or before) to be
+        faster for this model; otherwise stay on the CPU session already built."""
+        found = execution.accelerators(available)
+        if not found:
+            return
+        key = placement_key(self.model_file, available)
+        kept = execution.memory()
+        remembered = kept.recall(self.name, key) if kept is not None else None
+        if remembered is not None and remembered.provider == CPU:
+            self.placement = dataclasses.replace(remembered, threads=self.threads)
+            return
+        if remembered is not None and self._use(remembered):
+            return
+        placement, session = execution.decide(
+            found[0], self.threads, self.session, self._build, self._probe
+        )
+        if session is not None:
+            self.session = session
+        self.placement = placement
+        log.info("%s runs on %s", self.name, placement.describe())
+        if kept is not None:
+            kept.remember(self.name, key, placement)
+
+    def _use(self, placement: Placement) -> bool:
+        try:
+            self.session = self._build(execution.providers_for(placement))
+        except ProviderError as exc:
+            log.info(
+                "%s: %s no longer loads (%s); measuring again",
+                self.name,
+                execution.label(placement.provider),
+                exc.message,
+            )
+            return False
+        self.placement = dataclasses.replace(placement, threads=self.threads)
+        return True
+
+    def _build(self, providers: list[str]) -> Any:
+        return open_session(self.model_file, self.threads, providers)
+
+    def _probe(self, session: Any) -> None:
+        """One forward pass of a batch like the index job's: PROBE_BATCH texts of up to
+        PROBE_TOKENS of the model's own tokens (ids any vocabulary has)."""
+        ids = self._probe_ids[: min(self.max_tokens, PROBE_TOKENS)]
+        input_ids, mask = pad([ids] * PROBE_BATCH)
+        session.run([self.output_name], self._feeds(input_ids, mask, None))
+
+    @functools.cached_property
+    def _probe_ids(self) -> list[int]:
+        return list(self.tokenizer.encode(PROBE_TEXT * 40).ids)
+
+    def _fall_back(self, failed: Any, exc: Exception) -> None:
+        """After an accelerator failed a pass: the CPU from now on (remembered)."""
+        with self._fallback_lock:
+            if self.session is not failed:
+                return  # another thread already moved
+            reason = f"{type(exc).__name__}: {exc}"[:200]
+            log.warning(
+                "%s failed on %s (%s); the CPU runs it from now on",
+                self.name,
+                execution.label(self.placement.provider),
+                reason,
+            )
+            self.session = self._build([CPU])
+            self.placement = Placement(CPU, self.threads, self.placement.provider, failed=reason)
+            execution.record_loaded(self.name, self.placement)
+            kept = execution.memory()
+            if kept is not None:
+                available = available_providers()
+                kept.remember(self.name, placement_key(self.model_file, available), self.placement)
+
+    # -- running --------------------------------------------------------------------------------
+
+    def _feeds(
+        self,
+        input_ids: Int64Matrix,
+        mask: Int64Matrix,
+        types: Sequence[Sequence[int]] | None,
+    ) -> dict[str, Int64Matrix]:
         feeds: dict[str, Int64Matrix] = {"input_ids": input_ids, "attention_mask": mask}
         if "token_type_ids" in self.input_names:
             type_ids = np.zeros_like(input_ids)
             for row, row_types in enumerate(types or ()):
                 type_ids[row, : len(row_types)] = row_types
             feeds["token_type_ids"] = type_ids
-        (out,) = self.session.run([self.output_name], feeds)
+        return feeds
+
+    def run(
+        self, ids: Sequence[Sequence[int]], types: Sequence[Sequence[int]] | None = None
+    ) -> tuple[npt.NDArray[np.float32], Int64Matrix]:
+        """One forward pass over token id lists (already truncated), padded to the longest;
+        the output and the attention mask."""
+        input_ids, mask = pad(ids)
+        feeds = self._feeds(input_ids, mask, types)
+        session = self.session
+        try:
+            (out,) = session.run([self.output_name], feeds)
+        except Exception as exc:  # an accelerator's runtime failure: the CPU takes over
+            if self.placement.provider == CPU:
+                raise
+            self._fall_back(session, exc)
+            (out,) = self.session.run([self.output_name], feeds)
         return np.asarray(out, dtype=np.float32), mask
+
+
+def pad(ids: Sequence[Sequence[int]]) -> tuple[Int64Matrix, Int64Matrix]:
+    """Token id lists as a zero-padded matrix, and its attention mask."""
+    width = max(len(row) for row in ids)
+    input_ids = np.zeros((len(ids), width), dtype=np.int64)
+    mask = np.zeros((len(ids), width), dtype=np.int64)
+    for row, tokens in enumerate(ids):
+        input_ids[row, : len(tokens)] = tokens
+        mask[row, : len(tokens)] = 1
+    return input_ids, mask
 
 
 class BiEncoder(OnnxModel):
@@ -158,6 +309,7 @@ class BiEncoder(OnnxModel):
         pooling: Pooling = Pooling.MEAN,
         normalize: bool = True,
         threads: int | None = None,
+        name: str | None = None,
     ) -> None:
         super().__init__(
             model_file,
@@ -165,6 +317,7 @@ class BiEncoder(OnnxModel):
             max_tokens=max_tokens,
             output="last_hidden_state",
             threads=threads,
+            name=name,
         )
         self.dimensions = dimensions
         self.pooling = pooling
@@ -209,9 +362,15 @@ class CrossEncoder(OnnxModel):
         *,
         max_tokens: int,
         threads: int | None = None,
+        name: str | None = None,
     ) -> None:
         super().__init__(
-            model_file, tokenizer_file, max_tokens=max_tokens, output="logits", threads=threads
+            model_file,
+            tokenizer_file,
+            max_tokens=max_tokens,
+            output="logits",
+            threads=threads,
+            name=name,
         )
 
     def pair_encodings(self, query: str, passages: Sequence[str]) -> list[Any]:

@@ -17,6 +17,9 @@ import pytest
 
 from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService
+from app.providers.execution import accelerators
+from app.providers.local_model import local_model_available
+from app.providers.local_runtime import available_providers, physical_cores
 from app.providers.model_store.catalog import catalog_entry
 from app.providers.model_store.manifest import ModelKind, ModelManifest, save_manifest
 from tests.fakes import FakeEmbedder, FakeReranker
@@ -81,9 +84,19 @@ def test_the_list_names_sizes_licences_and_languages(tmp_path: Path) -> None:
     assert (e5["state"], e5["kind"], e5["dimensions"]) == ("available", "embedding", 384)
     assert e5["modelId"] == "local:multilingual-e5-small" and e5["approxBytes"]
     assert models["jina-reranker-v2-base-multilingual"]["nonCommercial"] is True
+    # What runs each installed model; onnxruntime on these machines offers only the CPU.
+    threads = physical_cores()
+    expected_runs_on = f"CPU ({threads} thread{'s' if threads > 1 else ''})"
+    if not local_model_available():
+        expected_runs_on = ""
+    elif accelerators(available_providers()):  # tests/providers/test_execution.py covers it
+        expected_runs_on = f"{expected_runs_on}; "
+    assert str(models["all-MiniLM-L6-v2"]["runsOn"]).startswith(expected_runs_on)
+    assert e5["runsOn"] is None and e5["executionProvider"] is None  # not installed
 
     text = trove(home, "model", "list")
     assert text.returncode == 0, text.stderr
+    assert "RUNS ON" in text.stdout and expected_runs_on in text.stdout
     assert "CC-BY-NC-4.0 (non-commercial)" in text.stdout and "~135.0 MB" in text.stdout
     assert "zh, en" in text.stdout
     assert "local:ID" in text.stderr and "https://huggingface.co" in text.stderr

@@ -62,6 +62,7 @@ ALLOWED = {
     "all", "l6", "md", "txt", "https", "http", "json",
     "ocr", "pdf",  # written so in Chinese too (光学字符识别 is spelled out where it helps)
     "postgresql", "pgpassword", "pgpass",  # a product and libpq's own names for the password
+    "cpu", "cuda", "directml", "coreml",  # a processor and onnxruntime's accelerators
 }  # fmt: skip
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
 TAG = re.compile(r"<[^>]+>")

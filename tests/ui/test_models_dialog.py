@@ -29,6 +29,7 @@ from pytestqt.qtbot import QtBot
 from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService, ModelDownload, ModelListing
 from app.knowledge.types import ErrorCode, TroveError
+from app.providers.local_runtime import physical_cores
 from app.providers.model_store import catalog
 from app.providers.model_store.catalog import CatalogEntry, HubFile
 from app.providers.model_store.hub import ENV_VARIABLES
@@ -185,6 +186,17 @@ def listing(ctx: UiContext, model_id: str) -> ModelListing:
     return next(m for m in ctx.service.list_models() if m.id == model_id)
 
 
+def cpu_only(model: ModelListing) -> bool:
+    """The model runs on the CPU and no accelerator is waiting to be measured."""
+    runs_on = model.runs_on
+    return runs_on is not None and runs_on.placement.on_cpu and runs_on.pending is None
+
+
+def cpu_text() -> str:
+    threads = physical_cores()
+    return "Runs on the CPU (1 thread)" if threads == 1 else f"Runs on the CPU ({threads} threads)"
+
+
 def click(button: Any) -> None:
     assert button.isEnabled(), button.objectName()
     QTest.mouseClick(button, Qt.MouseButton.LeftButton)
@@ -262,6 +274,9 @@ def test_rows_list_every_local_model_with_its_state(
     assert dialog.details.text() == "small and fast; about 100 languages"
     dialog.select("all-MiniLM-L6-v2")
     assert not dialog.download_button.isEnabled() and not dialog.remove_button.isEnabled()
+    # What runs it is said under the list (these machines' onnxruntime offers the CPU only).
+    if cpu_only(listing(models_ctx, "all-MiniLM-L6-v2")):
+        assert cpu_text() in dialog.details.text().splitlines()
     dialog.select("tiny-rerank")
     assert not dialog.download_button.isEnabled() and dialog.remove_button.isEnabled()
     assert not dialog.languages.isVisibleTo(dialog)  # a reranker's languages do not matter
@@ -413,7 +428,11 @@ def test_remove_is_refused_for_a_model_a_base_uses_and_done_otherwise(
     dialog.confirm_remove = lambda listing: asked.append(listing.id) or True
 
     dialog.select("tiny-embed")
-    assert dialog.details.text() == "Used by “Garden”"
+    used_by = "Used by “Garden”"
+    if cpu_only(listing(models_ctx, "tiny-embed")):
+        assert dialog.details.text() == f"{cpu_text()}\n{used_by}"
+    else:
+        assert dialog.details.text().endswith(used_by)
     with qtbot.waitSignal(dialog.actionFinished, timeout=10_000):
         click(dialog.remove_button)
     assert asked == ["tiny-embed"]

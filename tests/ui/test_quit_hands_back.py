@@ -14,9 +14,9 @@ from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
 from app.knowledge import doctor
+from app.knowledge.jobs.kinds import JobKind
 from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService
-from app.knowledge.jobs.kinds import JobKind
 from app.knowledge.types import ItemPhase, ItemStatus
 from app.runtime.executor import JobExecutor
 from app.ui.context import UiContext

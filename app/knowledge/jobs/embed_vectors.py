@@ -32,7 +32,7 @@ from app.knowledge.catalog import Job
 from app.knowledge.chunk_sizing import sizing_for
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.errors import ItemFailure, PollLater, RetryableFailure
-from app.knowledge.jobs.index_documents import embed_batch, text_hash
+from app.knowledge.jobs.index_documents import embed_batch, job_batch_size, text_hash
 from app.knowledge.jobs.kinds import JobKind, policy_for, vectors_key
 from app.knowledge.pipeline.indexing.token_count import ChunkSizing, embedding_input
 from app.knowledge.pipeline.store.base_index import BaseIndex
@@ -149,7 +149,7 @@ def _work(ctx: JobContext, base: Base, store: BaseIndex, until: float, progress:
         if exc.retryable:
             raise RetryableFailure(exc.code, exc.message, exc.retry_after) from exc
         raise ItemFailure(exc.code, exc.message) from exc
-    batch_size = max(1, parts.embed_batch_size)
+    batch_size = job_batch_size(embedder, parts.embed_batch_size)
     sizing = sizing_for(base, parts.models)
     after = 0
     while True:

@@ -83,6 +83,9 @@ def text_hash(text: str) -> str:
 
 
 TEMP_SUFFIX = ".part"
+# Texts per embedding call when neither the settings nor the embedder say (DESIGN.md: 10):
+# a failed remote request is cheap to repeat, and progress moves often.
+DEFAULT_EMBED_BATCH_SIZE = 10
 
 
 def temp_prefix(target: Path) -> str:
@@ -617,6 +620,21 @@ def _acquire_url(
     write_material(target, doc.text)
     got.written.append(target)
     return got
+
+
+def job_batch_size(embedder: object, configured: int | None) -> int:
+    """Texts per embedding call: the configured size (tests, benchmarks), else the
+    embedder's `preferred_batch_size` when it has one, else DEFAULT_EMBED_BATCH_SIZE.
+
+    A remote provider's batch is a request (10 keeps a failed one cheap to repeat); a local
+    model's is a forward pass whose best size it measured itself (local_runtime.py).
+    """
+    if configured is not None:
+        return max(1, configured)
+    preferred = getattr(embedder, "preferred_batch_size", None)
+    if isinstance(preferred, int) and not isinstance(preferred, bool) and preferred >= 1:
+        return preferred
+    return DEFAULT_EMBED_BATCH_SIZE
 
 
 def embed_batch(embed: Callable[[list[str]], object], texts: list[str], dims: int) -> FloatMatrix:

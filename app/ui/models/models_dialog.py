@@ -449,6 +449,7 @@ class ModelsDialog(QDialog):
             return
         lines = [
             texts.summary_text(listing),
+            texts.runs_on_text(listing),
             texts.used_by_text(listing),
             texts.problem_text(listing),
         ]

@@ -203,6 +203,41 @@ def quality_text(listing: ModelListing) -> str:
     )
 
 
+def runs_on_text(listing: ModelListing) -> str:
+    """Where the model runs, and what was measured ("" when it is not installed)."""
+    runs_on = listing.runs_on
+    if runs_on is None:
+        return ""
+    placement = runs_on.placement
+    if not placement.on_cpu:
+        speedup = f"{placement.speedup:.1f}" if placement.speedup else "?"
+        return QCoreApplication.translate(
+            "ModelTexts", "Runs on {0}, measured {1}× as fast as the CPU"
+        ).format(placement.device, speedup)
+    # Two strings, not %n: lupdate reads QCoreApplication.translate's count as no plural.
+    if placement.threads == 1:
+        cpu = QCoreApplication.translate("ModelTexts", "Runs on the CPU (1 thread)")
+    else:
+        cpu = QCoreApplication.translate("ModelTexts", "Runs on the CPU ({0} threads)").format(
+            placement.threads
+        )
+    tried = placement.tried_device
+    if tried is not None and placement.failed is not None:
+        return QCoreApplication.translate("ModelTexts", "{0}; {1} could not run it").format(
+            cpu, tried
+        )
+    if tried is not None and placement.speedup is not None:
+        return QCoreApplication.translate(
+            "ModelTexts", "{0}; {1} measured {2}× as fast, so not used"
+        ).format(cpu, tried, f"{placement.speedup:.1f}")
+    pending = runs_on.pending_device
+    if pending is not None:
+        return QCoreApplication.translate(
+            "ModelTexts", "{0}; {1} is measured when the model is first used"
+        ).format(cpu, pending)
+    return cpu
+
+
 def used_by_text(listing: ModelListing) -> str:
     if not listing.used_by:
         return ""
