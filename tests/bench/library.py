@@ -18,8 +18,8 @@ given size, 2 = twice the files and bytes), in a fresh data folder:
   sampled every 0.5 s; the vector count, sampled every 2 s, gives the vector stage's
   chunks/s after the library became searchable;
 - the same chunk texts (a sample taken from the index) embedded by the best raw onnxruntime
-  loop (tests/bench/embed_configs.py when present, else embed_throughput.py's plain loop)
-  in this process afterwards: the reference for the vector stage's chunks/s;
+  loop that tests/bench/embed_configs.py's sweep found here, in this process afterwards:
+  the reference for the vector stage's chunks/s;
 - the bytes the data folder grew by against the library's size.
 
 Prints one JSON line per scale, then one with the growth from scale 1 to scale 2.
@@ -249,14 +249,12 @@ def _reference(home: Path) -> dict[str, object]:
         ]
     finally:
         conn.close()
-    try:
-        from tests.bench import embed_configs  # the sweep's winner, when that bench exists
+    from tests.bench.embed_configs import RawConfig, RawLoop
 
-        embed, name = embed_configs.best_raw_loop()
-    except (ImportError, AttributeError):
-        from tests.bench.embed_throughput import raw_embedder
-
-        embed, name = raw_embedder(32), "plain loop, batch 32"
+    # The winner of embed_configs.py's sweep on these machines (2026-12-07): both cores,
+    # length-sorted passes of 2, full graph optimisation, spinning workers.
+    config = RawConfig(batch=2, bucketing=True, opt_level="ORT_ENABLE_ALL", spinning=True)
+    embed, name = RawLoop(config).embed, f"raw onnxruntime loop {config.label()}"
     embed(texts[:8])  # warm-up
     started = time.perf_counter()
     embed(texts)
