@@ -16,9 +16,9 @@ does: the texts embedded are exactly the ones a base of SciFact abstracts would 
    bucketing, graph optimisation level, spinning, execution mode and I/O binding. Each
    candidate is timed against the best so far on the same texts, alternating which runs
    first; it wins when the median of its per-round speed ratios beats 1 + --margin.
-2. Final: Trove end to end exactly as the index job calls it (the embedder the provider
+2. Final: Trove end to end exactly as the vector stage calls it (the embedder the provider
    registry builds for "local:all-MiniLM-L6-v2", batches cut by the job's own rule and
-   checked by its `_embed_batch`) against the winning raw loop, alternating, --final-rounds
+   checked by its `embed_batch`) against the winning raw loop, alternating, --final-rounds
    times over --chunks texts.
 
 The machine may be shared, so only ratios of runs taken side by side are trusted; medians
@@ -46,7 +46,7 @@ import numpy.typing as npt
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from app.knowledge.chunk_sizing import sizing_for
-from app.knowledge.jobs.index_documents import _embed_batch, _unknown_batches, job_batch_size
+from app.knowledge.jobs.index_documents import embed_batch, job_batch_size
 from app.knowledge.pipeline.indexing.spans import texts_from_text
 from app.knowledge.pipeline.indexing.token_count import embedding_input
 from app.knowledge.pipeline.text_extraction import chunk_spans
@@ -220,20 +220,21 @@ def _pad(rows: Sequence[Sequence[int]]) -> tuple[npt.NDArray[np.int64], npt.NDAr
     return ids, mask
 
 
-# -- Trove, as the index job calls it ------------------------------------------------------------
+# -- Trove, as the vector stage calls it---------------------------------------------------------
 
 
 def trove_job_loop() -> tuple[Callable[[Sequence[str]], Matrix], int]:
-    """The job's embedding loop without its store: batches by the job's rule, each through
-    `_embed_batch` (which checks the reply), on the embedder the registry builds."""
+    """The vector stage's embedding loop without its store (jobs/embed_vectors.py): batches
+    of the job's size in chunk order, each through `embed_batch` (which checks the reply),
+    on the embedder the registry builds."""
     embedder = _Models().embedder(LOCAL_MODEL_ID)
     batch_size = job_batch_size(embedder, None)  # the app configures none
 
     def embed(texts: Sequence[str]) -> Matrix:
-        hashes = [str(i) for i in range(len(texts))]  # every text new, as on a first add
-        parts = []
-        for batch in _unknown_batches(iter(texts), hashes, set(), batch_size):
-            parts.append(_embed_batch(embedder.embed, [t for _, t in batch], LOCAL_DIMS))
+        parts = [
+            embed_batch(embedder.embed, list(texts[start : start + batch_size]), LOCAL_DIMS)
+            for start in range(0, len(texts), batch_size)
+        ]
         return np.concatenate(parts)
 
     return embed, batch_size
