@@ -293,8 +293,11 @@ def test_pausing_and_retrying_the_vector_stage_from_the_base_menu(
     assert not pause.isChecked() and not window.bases.retry_vectors_action.isVisible()
     pause.trigger()
     qtbot.waitUntil(lambda: service.vectors_paused(base.id))
+    window.bases.reload(select=base.id)  # a read of the state races the next toggle
+    assert pause.isChecked()
     pause.trigger()
     qtbot.waitUntil(lambda: not service.vectors_paused(base.id))
+    qtbot.waitUntil(lambda: not pause.isChecked())
     # Stopped by its provider: the menu offers to start again, naming why.
     service.catalog.set_setting(
         f"vectors.stopped:{base.id}",

@@ -165,6 +165,8 @@ class BasesPanel(QWidget):
         self._selected_id: str | None = None
         self._loaded = False
         self._announced = False
+        # Reads of the vector stage's state, counted so only the newest one is shown.
+        self._vector_reads = 0
         self.model = BaseListModel(self)
         self.view = BaseListView(self)
         self.view.setModel(self.model)
@@ -387,17 +389,23 @@ class BasesPanel(QWidget):
             return
         base_id = base.id
         service = self._ctx.service
+        self._vector_reads += 1
+        read = self._vector_reads
         self._ctx.tasks.run(
             lambda: (service.vectors_paused(base_id), service.vectors_stopped(base_id)),
-            lambda state: self._on_vector_state_read(base_id, *state),
+            lambda state: self._on_vector_state_read(read, base_id, *state),
             self._on_failed,
             owner=self,
         )
 
-    def _on_vector_state_read(self, base_id: str, paused: bool, stop: VectorStop | None) -> None:
+    def _on_vector_state_read(
+        self, read: int, base_id: str, paused: bool, stop: VectorStop | None
+    ) -> None:
         selected = self.selected_base()
         if selected is None or selected.id != base_id:
             return  # another base was chosen meanwhile
+        if read != self._vector_reads:
+            return  # a later read, or the person's own toggle, came since: this one is stale
         self.pause_vectors_action.blockSignals(True)
         self.pause_vectors_action.setChecked(paused)
         self.pause_vectors_action.blockSignals(False)
@@ -432,6 +440,7 @@ class BasesPanel(QWidget):
             return
         base_id = base.id
         service = self._ctx.service
+        self._vector_reads += 1  # a read begun before this toggle must not undo it
 
         def change() -> bool:
             if paused:
@@ -444,6 +453,8 @@ class BasesPanel(QWidget):
     def _on_vectors_resumed(self, queued: object) -> None:
         if queued:
             self._ctx.executor.schedule()  # the resumed stage waits in the queue
+        # A read that began while the change was on its way may have shown the old state.
+        self._show_vectors_paused(self.selected_base())
 
     @Slot(bool)
     def _on_agents_toggled(self, allowed: bool) -> None:
