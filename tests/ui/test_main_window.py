@@ -311,6 +311,9 @@ def test_pausing_and_retrying_the_vector_stage_from_the_base_menu(
     retry.trigger()
     qtbot.waitUntil(lambda: service.vectors_stopped(base.id) is None)
     assert not retry.isVisible()
+    # The base switches above started reads of the settings panel's model lists: they land
+    # here, not in the next test's window.
+    qtbot.waitUntil(lambda: ui_ctx.tasks.pending == 0)
 
 
 def test_first_base_defaults_to_the_offline_model(

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 from typing import Any, Protocol
 
+import shiboken6
 from PySide6.QtCore import (
     QAbstractListModel,
     QModelIndex,
@@ -379,9 +380,17 @@ class ModelPicker(QComboBox):
 
     def set_choices(self, choices: ModelChoices) -> None:
         """List the providers' models and the local ones; the current choice stays chosen."""
+        if not shiboken6.isValid(self):
+            return  # the list arrived after the window (and this picker) closed
         self._providers = list(choices.providers)
         self._local = list(choices.local) if choices.local is not None else None
-        self._rebuild(self.current_model())
+        try:
+            self._rebuild(self.current_model())
+        except RuntimeError as exc:
+            # Closed while the list was on its way: a window's teardown can delete the C++
+            # side of its children before their wrappers say so (isValid still true).
+            if "already deleted" not in str(exc):
+                raise
 
     def local_listing(self, model: str) -> ModelListing | None:
         """The local model a row of this id shows, if any."""

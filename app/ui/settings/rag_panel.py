@@ -308,8 +308,15 @@ class RagSettingsPanel(QWidget):
 
     @Slot(object)
     def _on_providers_loaded(self, choices: ModelChoices) -> None:
-        self.form.set_choices(choices)
-        self._update_controls()
+        try:
+            self.form.set_choices(choices)
+            self._update_controls()
+        except RuntimeError as exc:
+            # The window closed while the lists were on their way: its teardown can delete
+            # the form's C++ side before the wrappers say so.
+            if "already deleted" not in str(exc):
+                raise
+            return
         self.modelsLoaded.emit()
 
     @Slot(object)
