@@ -13,15 +13,22 @@ from app.knowledge.service import KnowledgeService
 from app.knowledge.types import Item, ItemStatus, VectorStop
 from app.runtime.headless import run_until_drained
 
+# Restore names this many gone sources; the rest are counted (they are failed items too).
+MAX_NAMED = 50
+
 
 def cmd_restore(svc: KnowledgeService, args: argparse.Namespace) -> int:
     base = svc.resolve_base(args.base)
     report = svc.restore_base(base.id, args.embedding)
     print(
         f"restoring {report.restored} item(s); skipped {report.skipped_missing_source_count} whose "
-        f"copy is missing; kept {report.unverifiable} that could not be checked",
+        f"copy or original is missing; kept {report.unverifiable} that could not be checked",
         file=sys.stderr,
     )
+    for source in report.missing_sources[:MAX_NAMED]:
+        print(f"  gone: {source}", file=sys.stderr)
+    if len(report.missing_sources) > MAX_NAMED:
+        print(f"  ... and {len(report.missing_sources) - MAX_NAMED} more", file=sys.stderr)
     return process_and_report(svc, base, None, wait=True, errors=False)
 
 

@@ -188,6 +188,12 @@ def _add_portable_base_commands(base_cmds: Subcommands) -> None:
         help="leave out where the files and folders are on this computer (their paths name "
         "you and your folders); web addresses and notes stay",
     )
+    bexport.add_argument(
+        "--with-originals",
+        action="store_true",
+        help="also carry the original files of linked folders (they are indexed in place, "
+        "so without this the file holds their text and index, not their bytes)",
+    )
     bexport.add_argument("--json", action="store_true")
     bexport.set_defaults(func=cmd_base_export)
     bimport = base_cmds.add_parser(

@@ -32,7 +32,11 @@ def cmd_base_export(svc: KnowledgeService, args: argparse.Namespace) -> int:
     base = svc.resolve_base(args.base)
     target = Path(args.file).expanduser()
     report = svc.export_base(
-        base.id, target, progress=_byte_progress("exporting"), strip_sources=args.strip_sources
+        base.id,
+        target,
+        progress=_byte_progress("exporting"),
+        strip_sources=args.strip_sources,
+        with_originals=args.with_originals,
     )
     if sys.stderr.isatty():
         print(file=sys.stderr)
@@ -45,6 +49,7 @@ def cmd_base_export(svc: KnowledgeService, args: argparse.Namespace) -> int:
                 "chunks": report.chunks,
                 "vectors": report.vectors,
                 "bytes": report.bytes,
+                "originalsGone": report.originals_gone,
             }
         )
     else:
@@ -53,6 +58,14 @@ def cmd_base_export(svc: KnowledgeService, args: argparse.Namespace) -> int:
             f"{report.files} file(s), {report.chunks} chunk(s), {report.vectors} vector(s)",
             file=sys.stderr,
         )
+        for source in report.originals_gone:
+            print(f"  original gone, not carried: {source}", file=sys.stderr)
+        if not args.with_originals and svc.has_in_place_files(base.id):
+            print(
+                "note: the originals of linked folders are not in the file (they are indexed "
+                "in place); export with --with-originals to carry them",
+                file=sys.stderr,
+            )
         if not args.strip_sources:
             print(
                 "note: the file says where each file and folder came from on this computer "

@@ -16,7 +16,7 @@ from app.knowledge.catalog import new_id
 from app.knowledge.engine import EngineParts
 from app.knowledge.ingestion import check_settled, start_again
 from app.knowledge.jobs.parents import settle_parent
-from app.knowledge.material_paths import CONTAINER_TYPES
+from app.knowledge.material_paths import CONTAINER_TYPES, IN_PLACE_WHY, in_place
 from app.knowledge.ocr import tasks as ocr_tasks
 from app.knowledge.ocr.settings import checked_ocr_settings
 from app.knowledge.pipeline.store.base_index import BaseIndex
@@ -35,6 +35,7 @@ from app.knowledge.types import (
     BaseStatus,
     ErrorCode,
     IndexBackend,
+    Item,
     ItemStatus,
     OcrSettings,
     RebuildReport,
@@ -344,6 +345,12 @@ def detach_base(parts: EngineParts, base_id: str) -> None:
         vector_stage.forget(parts.catalog, base_id)
 
 
+def _missing_message(item: Item) -> str:
+    if in_place(item):
+        return f"the original {item.source} is gone ({IN_PLACE_WHY}); add it again"
+    return "the base's own copy of this source is missing; add it again"
+
+
 def _refuse_unverifiable(states: dict[str, SourceCheck]) -> None:
     """Restore starts from an empty index, so a copy it cannot check would be lost with the
     old index: refuse before anything changes, rather than drop what may still exist."""
@@ -400,13 +407,14 @@ def rebuild_from_copies(
                 state = states[item.id]
                 if state is SourceCheck.MISSING:
                     report.skipped_missing_source_count += 1
+                    report.missing_sources.append(item.source)
                     if item.status is not ItemStatus.FAILED:
                         parts.catalog.set_item_status(item.id, ItemStatus.PROCESSING)
                         parts.catalog.set_item_status(
                             item.id,
                             ItemStatus.FAILED,
                             error_code=ErrorCode.SOURCE_MISSING,
-                            error_message="the base's own copy of this source is missing; add it again",
+                            error_message=_missing_message(item),
                         )
                     continue
                 start_again(parts, item, reacquire=False)

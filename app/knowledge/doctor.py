@@ -46,10 +46,11 @@ from app.knowledge.jobs.paid_vectors import SCRATCH_STEM
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.jobs.queue import queue_vectors, queue_work
 from app.knowledge.jobs.recovery import job_items, recover
-from app.knowledge.material_paths import CONTAINER_TYPES, material_path, stored_files
+from app.knowledge.material_paths import CONTAINER_TYPES, in_place, material_path, stored_files
 from app.knowledge.pipeline.store.base_index import BaseIndex
 from app.knowledge.pipeline.store.index_store import IndexSnapshot, index_path
 from app.knowledge.portable import staging
+from app.knowledge.source_check import SourceCheck, check_copy
 from app.knowledge.types import (
     RUNNING_STATUSES,
     Base,
@@ -1013,6 +1014,8 @@ def _copy_intact(raw: Path, item: Item) -> bool:
         files = stored_files(item)
     except path_safety.UnsafePathError:
         return False
+    if in_place(item) and check_copy(raw, item) is not SourceCheck.OK:
+        return False  # no copy, and its original is gone: nothing to index again from
     return bool(files) and all(_is_file(raw, rel) for rel in files)
 
 

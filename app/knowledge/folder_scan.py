@@ -17,8 +17,8 @@ from pathlib import Path
 
 from app.knowledge.catalog import Catalog
 from app.knowledge.data_layout import BASES_DIR, CATALOG_FILE, DataLayout
-from app.knowledge.pipeline.sources.directory import DirectoryScan
-from app.knowledge.types import Item
+from app.knowledge.pipeline.sources.directory import DirectoryScan, leads_inside
+from app.knowledge.types import Item, ItemType
 
 FOLLOW_LINKS_KEY = "followLinks"
 SKIPPED_KEY = "skipped"
@@ -28,6 +28,20 @@ MAX_LISTED = 200
 
 def follow_links(options: object) -> bool:
     return isinstance(options, dict) and options.get(FOLLOW_LINKS_KEY) is True
+
+
+def led_outside(catalog: Catalog, item: Item) -> str | None:
+    """Where a folder's file now leads, when that is outside the folder: a file swapped for a
+    symbolic link to elsewhere since the scan (`notes.txt -> /etc/shadow`) is neither read
+    nor exported, unless the folder follows links. None when it may be read."""
+    if item.parent_id is None:
+        return None
+    folder = catalog.get_item(item.parent_id)
+    if folder is None or folder.type is not ItemType.DIRECTORY or follow_links(folder.options):
+        return None
+    if leads_inside(item.source, os.path.realpath(folder.source)):
+        return None
+    return os.path.realpath(item.source)
 
 
 def data_fence(layout: DataLayout) -> Callable[[Path], bool]:

@@ -20,7 +20,12 @@ from app.knowledge.imported_sources import is_imported
 from app.knowledge.jobs.item_creation import create_items, create_root
 from app.knowledge.jobs.queue import mark_deleting, queue_reindexes, queue_work, top_roots
 from app.knowledge.jobs.runner import TIMEOUT_MESSAGE
-from app.knowledge.material_paths import CONTAINER_TYPES, url_material_name
+from app.knowledge.material_paths import (
+    CONTAINER_TYPES,
+    NOT_CARRIED,
+    in_place,
+    url_material_name,
+)
 from app.knowledge.pipeline.sources.address_policy import AddressRefused, check_literal
 from app.knowledge.pipeline.sources.web import FetchError, check_url
 from app.knowledge.source_check import SourceCheck, check_reindex, check_source
@@ -360,6 +365,11 @@ def reindex(parts: EngineParts, base_id: str, item_ids: Sequence[str] | None) ->
         raw = parts.layout.raw_dir(base_id)
         checks = {root.id: check_reindex(raw, root) for root in roots}
         gone = [r for r in roots if checks[r.id] is SourceCheck.MISSING]
+        if gone and is_imported(gone[0]) and in_place(gone[0]):
+            raise TroveError(
+                ErrorCode.SOURCE_MISSING,
+                f"{gone[0].title!r} cannot be read again: {NOT_CARRIED}",
+            )
         if gone and is_imported(gone[0]):
             raise TroveError(
                 ErrorCode.SOURCE_MISSING,

@@ -18,6 +18,7 @@ from app.knowledge.imported_sources import is_imported
 from app.knowledge.jobs.kinds import JobKind
 from app.knowledge.jobs.refresh_pages import queue_refresh
 from app.knowledge.jobs.sync_folder import lease_key, queue_sync, sync_key
+from app.knowledge.material_paths import IN_PLACE_KEY
 from app.knowledge.sync_types import LinkedFolder, SyncChanges, SyncState
 from app.knowledge.types import (
     AddReport,
@@ -89,14 +90,17 @@ def add_linked(
     ignore_patterns: Sequence[str] = (),
     folder_options: dict[str, object] | None = None,
 ) -> AddReport:
-    """Add folders as linked ones; a folder the base has already is linked as it is."""
+    """Add folders as linked ones, their files indexed in place; a folder the base has
+    already is linked as it is (its files keep their copies)."""
     _require_on_this_computer(parts, base_id, "keeping a folder in sync")
     for folder in folders:
         if not Path(folder).expanduser().is_dir():
             raise TroveError(
                 ErrorCode.INVALID_ARGUMENT, f"{folder} is not a folder; only folders link"
             )
-    report = ingestion.add_paths(parts, base_id, folders, folder_options=folder_options)
+    # Their files are indexed in place: no copy of a library under raw/ (material_paths.py).
+    options = {**(folder_options or {}), IN_PLACE_KEY: True}
+    report = ingestion.add_paths(parts, base_id, folders, folder_options=options)
     roots = [i for i in report.added if i.type is ItemType.DIRECTORY]
     for source, _reason in report.skipped:
         roots.extend(

@@ -3,6 +3,10 @@
 Plain-text files are their own material (stored as UTF-8 text). Other files are copied as
 they are and their extracted text is written beside them as a `.md` product; the product is
 the material. URL and note items are Markdown snapshots.
+
+A linked folder's files are indexed in place: the original stays where it is and is the
+source of truth, so only the material (the product, or a plain text's UTF-8 text, which the
+chunks' offsets point into) is kept under raw/, never a copy of the original's bytes.
 """
 
 from __future__ import annotations
@@ -19,6 +23,31 @@ from app.knowledge.types import Item, ItemType
 CONTAINER_TYPES = frozenset({ItemType.DIRECTORY, ItemType.SITEMAP})
 
 _SLUG_JUNK = re.compile(r"[^\w.\-]+")
+
+# The item option that marks a file indexed in place (set when a linked folder creates it).
+IN_PLACE_KEY = "inPlace"
+# Why such a file cannot be read once its original is gone, said wherever that matters.
+IN_PLACE_WHY = "its linked folder is indexed in place, so Trove keeps no copy of it"
+NOT_CARRIED = (
+    "it was indexed in place on the computer it came from, and the exported file holds its "
+    "text, not its original (export the base with --with-originals to carry it)"
+)
+
+
+def in_place(item: Item) -> bool:
+    """Is the item a linked folder's file, indexed without a copy of its original?"""
+    return (
+        item.type is ItemType.FILE
+        and isinstance(item.options, dict)
+        and item.options.get(IN_PLACE_KEY) is True
+    )
+
+
+def in_place_options(options: object) -> dict[str, object] | None:
+    """The options a folder's new file gets: the in-place mark, when the folder has it."""
+    if isinstance(options, dict) and options.get(IN_PLACE_KEY) is True:
+        return {IN_PLACE_KEY: True}
+    return None
 
 
 def is_plain_text(name: str) -> bool:
@@ -39,11 +68,14 @@ def material_path(item: Item) -> str | None:
 
 
 def stored_files(item: Item) -> list[str]:
-    """Every file under raw/ that belongs to the item (copy and product)."""
+    """Every file under raw/ that belongs to the item (copy and product; the material alone
+    for a file indexed in place)."""
     if item.type in CONTAINER_TYPES or item.relative_path is None:
         return []
-    files = [item.relative_path]
     product = material_path(item)
+    if in_place(item):
+        return [product] if product is not None else []
+    files = [item.relative_path]
     if product is not None and product != item.relative_path:
         files.append(product)
     return files

@@ -58,7 +58,7 @@ from app.knowledge.jobs.kinds import JobKind
 from app.knowledge.jobs.queue import queue_vectors
 from app.knowledge.jobs.reader_pool import shared_pool
 from app.knowledge.locks import KeyedMutex
-from app.knowledge.material_paths import CONTAINER_TYPES
+from app.knowledge.material_paths import CONTAINER_TYPES, in_place
 
 # The model manager's value types, for callers that take them from the facade.
 from app.knowledge.model_manager import HubEndpoint as HubEndpoint
@@ -316,6 +316,10 @@ class KnowledgeService:
         """The item, or None when it does not exist (any more)."""
         return self.catalog.get_item(item_id)
 
+    def has_in_place_files(self, base_id: str) -> bool:
+        """Does the base hold files indexed in place (a linked folder's, with no copy)?"""
+        return any(in_place(i) for i in self.catalog.list_items(base_id))
+
     def items(self, item_ids: Iterable[str]) -> dict[str, Item]:
         """The items of these ids that exist, by id."""
         return self.catalog.get_items(item_ids)
@@ -459,10 +463,12 @@ class KnowledgeService:
         progress: Callable[[int, int], None] | None = None,
         cancelled: Callable[[], bool] | None = None,
         strip_sources: bool = False,
+        with_originals: bool = False,
     ) -> ExportReport:
         """Write the base to one `.trovebase` file (via FILE.part, renamed when complete);
         `progress(done, total)` counts bytes; `cancelled()` True stops it (CANCELLED);
-        `strip_sources` leaves out the paths of its files and folders on this computer."""
+        `strip_sources` leaves out the paths of its files and folders on this computer;
+        `with_originals` carries the originals of linked folders' files (indexed in place)."""
         with _cancellable():
             return export.export_base(
                 self.parts,
@@ -471,6 +477,7 @@ class KnowledgeService:
                 progress=progress,
                 cancelled=cancelled,
                 strip_sources=strip_sources,
+                with_originals=with_originals,
             )
 
     def import_base(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from app.knowledge import path_safety
 from app.knowledge.imported_sources import is_imported
-from app.knowledge.material_paths import CONTAINER_TYPES
+from app.knowledge.material_paths import CONTAINER_TYPES, in_place, material_path
 from app.knowledge.types import Item, ItemType
 
 
@@ -39,9 +39,16 @@ def check_source(item: Item) -> SourceCheck:
 
 
 def check_copy(raw: Path, item: Item) -> SourceCheck:
-    """Can the item be rebuilt from the base's own copy under `raw` (not the original)?"""
+    """Can the item be rebuilt from the base's own copy under `raw` (not the original)?
+    A file indexed in place has no copy: its original is what a rebuild reads."""
     if item.type is ItemType.NOTE:
         return SourceCheck.OK  # the note's text is in the catalog
+    if in_place(item) and not is_imported(item):
+        return check_source(item)
+    if in_place(item) and material_path(item) != item.relative_path:
+        # Imported: its source is another computer's path, never probed (it is inert), and
+        # only a plain text's material (its text) can stand in for the original.
+        return SourceCheck.MISSING
     if item.relative_path is None:
         return SourceCheck.MISSING
     try:

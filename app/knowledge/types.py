@@ -540,6 +540,9 @@ class RebuildReport:
     restored: int = 0
     skipped_missing_source_count: int = 0
     unverifiable: int = 0
+    # Where each skipped item came from (a gone original of a folder indexed in place, or
+    # the file whose copy under raw/ is missing), in the base's order.
+    missing_sources: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -604,6 +607,9 @@ class ExportReport:
     chunks: int
     vectors: int
     bytes: int
+    # Originals asked for (with_originals) that are gone or lead outside their folder:
+    # their items travel with text and index only.
+    originals_gone: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

@@ -114,3 +114,25 @@ def test_several_sync_processes_at_once_make_no_duplicates(tmp_path: Path) -> No
     assert _files(home) == sorted(str(p) for p in folder.rglob("*.md"))
     doctor = trove(home, "doctor", "kb")
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+
+
+def test_restore_of_a_linked_folder_names_the_originals_that_are_gone(tmp_path: Path) -> None:
+    """A linked folder is indexed in place (no copies): restore reads the originals again,
+    and names each one that is gone."""
+    home = tmp_path / "home"
+    folder = write_files(
+        tmp_path / "docs", {"a.md": "The aardvark.", "b/bison.md": "The bison.", "c.md": "Cat."}
+    )
+    assert trove(home, "base", "create", "kb").returncode == 0
+    assert trove(home, "add", "kb", str(folder), "--link", "--wait").returncode == 0
+    (folder / "b" / "bison.md").unlink()
+    restored = trove(home, "restore", "kb")
+    assert restored.returncode != 0  # one item could not be rebuilt
+    assert f"gone: {folder / 'b' / 'bison.md'}" in restored.stderr
+    assert "skipped 1 whose copy or original is missing" in restored.stderr
+    found = trove(home, "search", "kb", "aardvark", "--json")
+    assert found.returncode == 0 and "aardvark" in found.stdout
+
+    exported = trove(home, "base", "export", "kb", str(tmp_path / "kb.trovebase"))
+    assert exported.returncode == 0
+    assert "--with-originals" in exported.stderr

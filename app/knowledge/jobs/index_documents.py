@@ -22,7 +22,7 @@ import numpy.typing as npt
 from app.knowledge import path_safety
 from app.knowledge.catalog import Job
 from app.knowledge.chunk_sizing import sizing_for
-from app.knowledge.folder_scan import follow_links
+from app.knowledge.folder_scan import led_outside
 from app.knowledge.imported_sources import is_imported
 from app.knowledge.jobs.context import JobContext
 from app.knowledge.jobs.errors import ItemFailure, JobCancelled, RetryableFailure
@@ -30,7 +30,13 @@ from app.knowledge.jobs.kinds import policy_for
 from app.knowledge.jobs.paid_vectors import PaidVectors, is_scratch, scratch_name
 from app.knowledge.jobs.parents import settle_parent
 from app.knowledge.jobs.queue import queue_check, queue_vectors
-from app.knowledge.material_paths import material_path, stored_files
+from app.knowledge.material_paths import (
+    IN_PLACE_WHY,
+    NOT_CARRIED,
+    in_place,
+    material_path,
+    stored_files,
+)
 from app.knowledge.ocr import tasks as ocr_tasks
 from app.knowledge.ocr.settings import ocr_installed, ocr_on
 from app.knowledge.pages import main_page
@@ -45,7 +51,6 @@ from app.knowledge.pipeline.indexing.token_count import ChunkSizing, embedding_i
 from app.knowledge.pipeline.readers.document import page_at as page_at  # re-exported
 from app.knowledge.pipeline.readers.errors import ReaderError
 from app.knowledge.pipeline.readers.image import OCR_MISSING_MESSAGE
-from app.knowledge.pipeline.sources.directory import leads_inside
 from app.knowledge.pipeline.sources.snapshot import page_document
 from app.knowledge.pipeline.sources.web import FetchCancelled, FetchError, fetch_url
 from app.knowledge.pipeline.store.base_index import BaseIndex
@@ -491,6 +496,14 @@ def _acquire_file(
     reacquire: bool,
     recognition: Recognition,
 ) -> Acquired:
+    if in_place(item):
+        # No copy: the original is read, whatever asked; never an imported item's, whose
+        # source names another computer's file (imported_sources.py): a plain text is read
+        # from its material (its text), anything else cannot be read again.
+        if not is_imported(item):
+            reacquire = True
+        elif copy != target:
+            raise ItemFailure(ErrorCode.SOURCE_MISSING, NOT_CARRIED)
     if reacquire:
         _require_inside_folder(ctx, item)
     source = Path(item.source) if reacquire else copy
@@ -514,8 +527,8 @@ def _acquire_file(
             and ocr_installed()
         ):
             raise RecognitionNeeded(source, result.needs_ocr)
-        got = _file_result(result, scratch, reacquire=reacquire)
-        if copy != target and source != copy:
+        got = _file_result(result, scratch, item, reacquire=reacquire)
+        if copy != target and source != copy and not in_place(item):
             copy_file(source, copy)  # keep the original bytes: restore works after it is gone
             got.written.append(copy)
         if source != target:
@@ -531,21 +544,17 @@ def _acquire_file(
 
 
 def _require_inside_folder(ctx: JobContext, item: Item) -> None:
-    """A folder's file is read only if it still leads inside the folder: one swapped for a
-    symbolic link to elsewhere since the scan (`notes.txt -> /etc/shadow`) is not followed,
-    unless the folder follows links (folder_scan.py)."""
-    if item.parent_id is None:
+    """A folder's file is read only if it still leads inside the folder (folder_scan.py)."""
+    elsewhere = led_outside(ctx.parts.catalog, item)
+    if elsewhere is None:
         return
-    folder = ctx.parts.catalog.get_item(item.parent_id)
-    if folder is None or folder.type is not ItemType.DIRECTORY or follow_links(folder.options):
-        return
-    if not leads_inside(item.source, os.path.realpath(folder.source)):
-        raise ItemFailure(
-            ErrorCode.UNSAFE_PATH,
-            f"{item.source} now leads to {os.path.realpath(item.source)}, outside the folder "
-            f"{folder.source}; it is not followed (add the folder with --follow-links to "
-            "follow links)",
-        )
+    folder = ctx.parts.catalog.get_item(item.parent_id or "")
+    raise ItemFailure(
+        ErrorCode.UNSAFE_PATH,
+        f"{item.source} now leads to {elsewhere}, outside the folder "
+        f"{folder.source if folder else ''}; it is not followed (add the folder with "
+        "--follow-links to follow links)",
+    )
 
 
 def _temp_beside(target: Path) -> Path:
@@ -556,11 +565,13 @@ def _temp_beside(target: Path) -> Path:
 
 
 def _file_result(
-    result: ExtractedFile | ExtractFailure, written: Path, *, reacquire: bool
+    result: ExtractedFile | ExtractFailure, written: Path, item: Item, *, reacquire: bool
 ) -> Acquired:
     if isinstance(result, ExtractFailure):
         if not reacquire and result.code == ErrorCode.SOURCE_MISSING:
             raise ItemFailure(result.code, "the base's own copy of this file is missing")
+        if in_place(item) and result.code == ErrorCode.SOURCE_MISSING:
+            raise ItemFailure(result.code, f"the original {item.source} is gone ({IN_PLACE_WHY})")
         raise ItemFailure(result.code, result.message)
     if not result.spans and result.needs_ocr:
         _scans_unread()

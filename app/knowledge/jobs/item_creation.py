@@ -10,7 +10,7 @@ from app.knowledge import path_safety
 from app.knowledge.catalog import Catalog
 from app.knowledge.engine import EngineParts
 from app.knowledge.jobs.queue import queue_index, queue_prepare
-from app.knowledge.material_paths import needs_product
+from app.knowledge.material_paths import in_place_options, needs_product
 from app.knowledge.types import Item, ItemStatus, ItemType
 
 
@@ -63,7 +63,10 @@ def create_children(
     parts: EngineParts, root: Item, child_type: ItemType, wanted: Sequence[tuple[str, str]]
 ) -> list[Item]:
     entries = [(source, desired, _title_for(child_type, source)) for source, desired in wanted]
-    return create_items(parts, root.base_id, child_type, entries, parent_id=root.id)
+    options = in_place_options(root.options) if child_type is ItemType.FILE else None
+    return create_items(
+        parts, root.base_id, child_type, entries, parent_id=root.id, options=options
+    )
 
 
 def _title_for(item_type: ItemType, source: str) -> str:

@@ -24,7 +24,14 @@ from typing import IO, Any
 from app import __version__
 from app.knowledge import path_safety
 from app.knowledge.engine import EngineParts
-from app.knowledge.material_paths import CONTAINER_TYPES, stored_files
+from app.knowledge.folder_scan import led_outside
+from app.knowledge.material_paths import (
+    CONTAINER_TYPES,
+    IN_PLACE_KEY,
+    in_place,
+    material_path,
+    stored_files,
+)
 from app.knowledge.pipeline.store.index_store import IndexStore
 from app.knowledge.portable import staging
 from app.knowledge.portable.archive import (
@@ -224,6 +231,36 @@ def _raw_files(parts: EngineParts, base_id: str, items: list[Item]) -> list[tupl
     return found
 
 
+def _with_originals(
+    parts: EngineParts, items: list[Item]
+) -> tuple[list[Item], list[tuple[str, Path]], list[str]]:
+    """The originals of files indexed in place, carried as if they were copies: their items
+    lose the in-place mark (the importing base keeps them as copies). Returns the items,
+    the (raw name, original) pairs, and the originals that are gone or now lead outside
+    their folder (those items stay in place, without an original in the file)."""
+    carried: list[tuple[str, Path]] = []
+    gone: list[str] = []
+    out: list[Item] = []
+    for item in items:
+        if (
+            not in_place(item)
+            or item.relative_path is None
+            or item.status is not ItemStatus.COMPLETED
+        ):
+            out.append(item)
+            continue
+        original = Path(item.source)
+        if not original.is_file() or led_outside(parts.catalog, item) is not None:
+            gone.append(item.source)
+            out.append(item)
+            continue
+        options = {k: v for k, v in (item.options or {}).items() if k != IN_PLACE_KEY}
+        out.append(replace(item, options=options or None))
+        if material_path(item) != item.relative_path:  # a plain text's material is its copy
+            carried.append((item.relative_path, original))
+    return out, carried, gone
+
+
 def export_base(
     parts: EngineParts,
     base_id: str,
@@ -232,9 +269,12 @@ def export_base(
     progress: Progress | None = None,
     cancelled: Cancelled | None = None,
     strip_sources: bool = False,
+    with_originals: bool = False,
 ) -> ExportReport:
     """Write the base to `dest`; `strip_sources` leaves out where its files and folders
-    are on this computer (without_path)."""
+    are on this computer (without_path); `with_originals` carries the originals of files
+    indexed in place (a linked folder's), which otherwise stay out: their text and index
+    travel, their bytes live in the person's folder."""
     base = parts.catalog.require_base(base_id)
     read_only = parts.catalog.read_only  # a backup on read-only media: it only reads the base
     if not read_only:
@@ -250,6 +290,10 @@ def export_base(
             store.snapshot_to(snapshot)
         items, chunks, vectors = _trim_snapshot(snapshot, items, base.dimensions)
         files = _raw_files(parts, base_id, items)
+        gone: list[str] = []
+        if with_originals:
+            items, originals, gone = _with_originals(parts, items)
+            files.extend(originals)
         meta = json.dumps(base_settings(base), ensure_ascii=False).encode("utf-8")
         lines = work / ITEMS_MEMBER
         with lines.open("w", encoding="utf-8") as out:
@@ -297,7 +341,9 @@ def export_base(
         raise
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return ExportReport(str(dest), len(items), len(files), chunks, vectors, total)
+    return ExportReport(
+        str(dest), len(items), len(files), chunks, vectors, total, originals_gone=gone
+    )
 
 
 def _beside(dest: Path) -> Path:

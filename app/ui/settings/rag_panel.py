@@ -11,9 +11,10 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 from enum import Enum
+from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Signal, Slot
+from PySide6.QtCore import QCoreApplication, Signal, Slot
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -74,6 +75,24 @@ def save_settings(
     except Exception as exc:  # shown in the panel next to the settings that did save
         return SaveOutcome(base, model_error=exc)
     return SaveOutcome(service.get_base(base_id), report)
+
+
+# The notice names this many of the gone sources.
+_NAMED = 5
+
+
+def _named(sources: list[str]) -> str:
+    """ " Gone: a, b (and 3 more)." for a notice; empty when there are none."""
+    if not sources:
+        return ""
+    shown = ", ".join(Path(s).name or s for s in sources[:_NAMED])
+    more = len(sources) - _NAMED
+    tail = (
+        QCoreApplication.translate("RagSettingsPanel", " (and %n more)", "", more)
+        if more > 0
+        else ""
+    )
+    return " " + QCoreApplication.translate("RagSettingsPanel", "Gone: {0}{1}.").format(shown, tail)
 
 
 class RagSettingsPanel(QWidget):
@@ -299,8 +318,11 @@ class RagSettingsPanel(QWidget):
             self._ctx.notifier.notify(
                 self.tr("Some items of “{0}” could not be rebuilt").format(base.name),
                 self.tr(
-                    "The base's own copy of %n item(s) is missing; add them again.", "", missing
-                ),
+                    "The original or the base's own copy of %n item(s) is missing; add them again.",
+                    "",
+                    missing,
+                )
+                + _named(report.missing_sources),
                 Level.WARNING,
             )
 
