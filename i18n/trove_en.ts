@@ -2305,6 +2305,14 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>{0} and {1} more</source>
+        <translation>{0} and {1} more</translation>
+    </message>
+    <message>
+        <source>Gone: {0}.</source>
+        <translation>Gone: {0}.</translation>
+    </message>
+    <message>
         <source>Remove the embedding model</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2358,10 +2366,10 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <source>The base&apos;s own copy of %n item(s) is missing; add them again.</source>
+        <source>The original or the base&apos;s own copy of %n item(s) is missing; add them again.</source>
         <translation>
-            <numerusform>The base&apos;s own copy of %n item is missing; add them again.</numerusform>
-            <numerusform>The base&apos;s own copy of %n items is missing; add them again.</numerusform>
+            <numerusform>The original or the base&apos;s own copy of %n item is missing; add it again.</numerusform>
+            <numerusform>The original or the base&apos;s own copy of %n items is missing; add them again.</numerusform>
         </translation>
     </message>
 </context>

@@ -2280,6 +2280,14 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation>添加嵌入模型</translation>
     </message>
     <message>
+        <source>{0} and {1} more</source>
+        <translation>{0} 等另外 {1} 个</translation>
+    </message>
+    <message>
+        <source>Gone: {0}.</source>
+        <translation>已不存在：{0}。</translation>
+    </message>
+    <message>
         <source>Remove the embedding model</source>
         <translation>移除嵌入模型</translation>
     </message>
@@ -2330,9 +2338,9 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
         <translation>“{0}”的部分条目无法重建</translation>
     </message>
     <message numerus="yes">
-        <source>The base&apos;s own copy of %n item(s) is missing; add them again.</source>
+        <source>The original or the base&apos;s own copy of %n item(s) is missing; add them again.</source>
         <translation>
-            <numerusform>知识库中 %n 个条目的副本已丢失，请重新添加。</numerusform>
+            <numerusform>%n 个条目的原始文件或知识库自己的副本已缺失；请重新添加。</numerusform>
         </translation>
     </message>
 </context>

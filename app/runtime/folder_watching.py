@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Qt, Signal
 
 from app.knowledge.service import KnowledgeService
-from app.runtime.executor import JobExecutor
+from app.runtime.process_executor import Executor
 
 
 class FolderWatching(QObject):
@@ -14,7 +14,7 @@ class FolderWatching(QObject):
     queued = Signal(str)
 
     def __init__(
-        self, service: KnowledgeService, executor: JobExecutor, parent: QObject | None = None
+        self, service: KnowledgeService, executor: Executor, parent: QObject | None = None
     ) -> None:
         super().__init__(parent)
         self._service = service

@@ -9,7 +9,7 @@ import threading
 from PySide6.QtCore import QObject, Qt, Signal
 
 from app.knowledge.service import KnowledgeService
-from app.runtime.executor import JobExecutor
+from app.runtime.process_executor import Executor
 
 
 class ServerWatching(QObject):
@@ -17,7 +17,7 @@ class ServerWatching(QObject):
     changed = Signal(str)
 
     def __init__(
-        self, service: KnowledgeService, executor: JobExecutor, parent: QObject | None = None
+        self, service: KnowledgeService, executor: Executor, parent: QObject | None = None
     ) -> None:
         super().__init__(parent)
         self._service = service

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QSettings
 
 from app.knowledge.service import KnowledgeService
-from app.runtime.executor import JobExecutor
 from app.runtime.folder_watching import FolderWatching
+from app.runtime.process_executor import Executor
 from app.runtime.server_watching import ServerWatching
 from app.ui.models.downloads import ModelDownloads
 from app.ui.notifications import Notifier
@@ -19,7 +19,7 @@ from app.ui.tasks import BackgroundTasks
 @dataclass
 class UiContext:
     service: KnowledgeService
-    executor: JobExecutor
+    executor: Executor
     tasks: BackgroundTasks
     settings: QSettings
     notifier: Notifier

@@ -26,7 +26,7 @@ from app.knowledge.data_layout import resolve_home
 from app.knowledge.logs import configure_logging
 from app.knowledge.service import open_service
 from app.knowledge.types import TroveError
-from app.runtime.executor import IDLE_POLL_MS, JobExecutor
+from app.runtime.process_executor import window_executor
 from app.ui import errors, i18n, theme
 from app.ui.context import UiContext
 from app.ui.icons import app_icon
@@ -75,7 +75,7 @@ def build_context(home: Path, settings: QSettings) -> UiContext:
     service = open_service(home)
     return UiContext(
         service=service,
-        executor=JobExecutor(service, idle_poll_ms=IDLE_POLL_MS),
+        executor=window_executor(home, service),
         tasks=BackgroundTasks(),
         settings=settings,
         notifier=Notifier(),

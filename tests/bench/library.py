@@ -20,7 +20,14 @@ given size, 2 = twice the files and bytes), in a fresh data folder:
 - the same chunk texts (a sample taken from the index) embedded by the best raw onnxruntime
   loop that tests/bench/embed_configs.py's sweep found here, in this process afterwards:
   the reference for the vector stage's chunks/s;
-- the bytes the data folder grew by against the library's size.
+- the bytes the data folder grew by against the library's size (and of them, under raw/).
+
+`--vector-window S` (for a library whose vectors take hours on these cores): the add is
+stopped (SIGINT: the vector stage goes back to the queue) S seconds after the library became
+searchable; the vector stage's chunks/s is measured over that window and the time for all
+vectors is given as a projection (`projectedSecondsUntilVectorsDone`, never as measured),
+and the disk figure then holds only the vectors written so far. `--kinds pdf,docx` makes a
+library of only those kinds.
 
 Prints one JSON line per scale, then one with the growth from scale 1 to scale 2.
 """
@@ -42,6 +49,7 @@ import tempfile
 import threading
 import time
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,13 +106,16 @@ def _docx(path: Path, paragraphs: list[str], padding: int, rng: random.Random) -
             package.writestr("word/media/image1.png", rng.randbytes(padding))
 
 
-def generate(folder: Path, files: int, megabytes: float, seed: int) -> dict[str, int]:
+def generate(
+    folder: Path, files: int, megabytes: float, seed: int, only: Sequence[str] = ()
+) -> dict[str, int]:
     """The library: `files` files of about 1.5-6 KB of text each; PDF and DOCX files padded
     so that the library weighs about `megabytes`."""
     rng = random.Random(seed)
     words = _words(rng)
-    kinds = [k for k, weight in KINDS for _ in range(weight)]
-    binary_share = sum(w for k, w in KINDS if k in ("pdf", "docx")) / sum(w for _, w in KINDS)
+    chosen = [(k, w) for k, w in KINDS if not only or k in only]
+    kinds = [k for k, weight in chosen for _ in range(weight)]
+    binary_share = sum(w for k, w in chosen if k in ("pdf", "docx")) / sum(w for _, w in chosen)
     text_bytes = 3_800 * files
     padding = max(0, int((megabytes * 1024 * 1024 - text_bytes) / max(1, files * binary_share)))
     total = 0
@@ -142,6 +153,25 @@ def _tree_bytes(folder: Path) -> int:
     return total
 
 
+def _count(home: Path, table: str) -> int | None:
+    """Rows of one of the base's index tables, read as another process can (None: none yet)."""
+    index = next(home.glob("bases/*/.trove/index.sqlite"), None)
+    if index is None:
+        return None
+    import apsw
+
+    try:
+        conn = apsw.Connection(f"file:{index}?mode=ro", flags=apsw.SQLITE_OPEN_URI | 1)
+        try:
+            conn.setbusytimeout(2_000)
+            row = conn.execute(f"SELECT count(*) FROM {table}").fetchone()
+            return int(row[0]) if row else 0
+        finally:
+            conn.close()
+    except apsw.Error:  # no such table yet
+        return None
+
+
 class _Sampler:
     """Every 0.5 s: the RSS of the given processes and all their descendants, summed; every
     2 s: the base's vector count (read from the index, as another process can)."""
@@ -167,21 +197,7 @@ class _Sampler:
         return total
 
     def _vector_count(self) -> int | None:
-        index = next(self._home.glob("bases/*/.trove/index.sqlite"), None)
-        if index is None:
-            return None
-        import apsw
-
-        try:
-            conn = apsw.Connection(f"file:{index}?mode=ro", flags=apsw.SQLITE_OPEN_URI | 1)
-            try:
-                conn.setbusytimeout(2_000)
-                row = conn.execute("SELECT count(*) FROM vectors").fetchone()
-                return int(row[0]) if row else 0
-            finally:
-                conn.close()
-        except apsw.Error:  # no vector table yet
-            return None
+        return _count(self._home, "vectors")
 
     def _run(self) -> None:
         ticks = 0
@@ -265,7 +281,22 @@ def _reference(home: Path) -> dict[str, object]:
     }
 
 
-def run_scale(library: Path, workdir: Path, model: str, window: bool) -> dict[str, object]:
+def _stop_after_searchable(
+    add: subprocess.Popen[str], started: float, window_s: float, lines: list[str]
+) -> None:
+    """Collect the add's stderr; SIGINT it `window_s` after its searchable line."""
+    assert add.stderr is not None
+    stop_at: float | None = None
+    for line in add.stderr:
+        lines.append(line)
+        if stop_at is None and SEARCHABLE.search(line):
+            stop_at = time.monotonic() + window_s
+            threading.Timer(window_s, add.send_signal, (signal.SIGINT,)).start()
+
+
+def run_scale(
+    library: Path, workdir: Path, model: str, window: bool, vector_window: float | None = None
+) -> dict[str, object]:
     home = workdir / "home"
     shutil.rmtree(home, ignore_errors=True)
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
@@ -289,7 +320,13 @@ def run_scale(library: Path, workdir: Path, model: str, window: bool) -> dict[st
     )
     sampler.roots.append(add.pid)
     sampler.start()
-    _, err = add.communicate()
+    if vector_window is None:
+        _, err = add.communicate()
+    else:
+        lines: list[str] = []
+        _stop_after_searchable(add, started, vector_window, lines)
+        add.wait()
+        err = "".join(lines)
     seconds = time.monotonic() - started
     sampler.stop()
     stalls = _stop_window(probe) if probe is not None else {}
@@ -301,11 +338,16 @@ def run_scale(library: Path, workdir: Path, model: str, window: bool) -> dict[st
         "exitCode": add.returncode,
         "summary": summary,
         "secondsUntilSearchable": round(searchable, 1),
-        "secondsUntilVectorsDone": round(seconds, 1) if model == "local" else None,
+        "secondsUntilVectorsDone": (
+            round(seconds, 1) if model == "local" and vector_window is None else None
+        ),
+        "chunks": _count(home, "chunks"),
         "vectors": vectors,
         "vectorStageChunksPerSecond": None,
         "peakRssMb": round(sampler.peak / 2**20, 1),
         "diskAddedBytes": _tree_bytes(home) - before,
+        # Of which the materials under raw/ (texts; copies of files not indexed in place)
+        "diskRawBytes": sum(_tree_bytes(raw) for raw in home.glob("bases/*/raw")),
         **{f"window{k[0].upper()}{k[1:]}": v for k, v in stalls.items()},
     }
     if model == "local":
@@ -316,6 +358,11 @@ def run_scale(library: Path, workdir: Path, model: str, window: bool) -> dict[st
             result["vectorStageVsReference"] = round(
                 rate / float(result["referenceChunksPerSecond"]),
                 3,  # type: ignore[arg-type]
+            )
+        chunks = result["chunks"]
+        if vector_window is not None and rate and isinstance(chunks, int):
+            result["projectedSecondsUntilVectorsDone"] = round(
+                seconds + (chunks - vectors) / rate, 0
             )
     return result
 
@@ -331,18 +378,29 @@ def main() -> None:
     parser.add_argument("--no-window", action="store_true")
     parser.add_argument("--workdir", type=Path)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--vector-window", type=float, help="seconds of vector stage, then stop")
+    parser.add_argument(
+        "--kinds", default="", help="only these kinds of file, e.g. pdf,docx (default: all)"
+    )
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="trove-library-"))
     results = []
     for scale in (float(s) for s in args.scales.split(",")):
         library = workdir / f"library-x{scale:g}"
         shutil.rmtree(library, ignore_errors=True)
-        made = generate(library, int(args.files * scale), args.mb * scale, args.seed)
+        only = [k for k in args.kinds.split(",") if k]
+        made = generate(library, int(args.files * scale), args.mb * scale, args.seed, only)
         result = {
             "scale": scale,
             "libraryFiles": made["files"],
             "libraryBytes": made["bytes"],
-            **run_scale(library, workdir / f"run-x{scale:g}", args.model, not args.no_window),
+            **run_scale(
+                library,
+                workdir / f"run-x{scale:g}",
+                args.model,
+                not args.no_window,
+                args.vector_window,
+            ),
         }
         result["diskAddedShare"] = round(
             int(result["diskAddedBytes"]) / max(1, made["bytes"]),

@@ -6,7 +6,10 @@
 Opens the main window offscreen, adds FILES Markdown files through the window and lets the
 real JobExecutor index them (documents read in the reader worker processes). A QTimer on the
 GUI thread ticks every 10 ms; the longest gap between ticks minus the interval is the longest
-stall. `--workers` overrides the executor's job threads (default: its own choice);
+stall. `--executor process` (the default, as the window runs) indexes in the job process the
+window starts (runtime/work_process.py); `--executor thread` runs the JobExecutor on threads
+of the window's own process, as before. `--workers` overrides the executor's job threads
+(thread executor only; default: its own choice);
 `--model`: the built-in offline model (default when installed), BM25 only, or the tests'
 pure-Python fake embedder (a worst case: it holds the GIL while it embeds).
 `--scanned-pages N` adds a scanned PDF of N pages to the batch: its text is recognised
@@ -39,6 +42,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from app.knowledge.service import KnowledgeService  # noqa: E402
 from app.knowledge.types import ItemStatus  # noqa: E402
 from app.runtime.executor import JobExecutor, default_worker_cap  # noqa: E402
+from app.runtime.process_executor import Executor, ProcessExecutor  # noqa: E402
 from app.ui.context import UiContext  # noqa: E402
 from app.ui.launcher import settle_heap  # noqa: E402
 from app.ui.main_window import MainWindow  # noqa: E402
@@ -207,6 +211,7 @@ def run(
     scanned_pages: int = 0,
     ask: bool = False,
     hogs: int = 0,
+    executor: str = "process",
 ) -> dict[str, object]:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     if ask:
@@ -218,9 +223,14 @@ def run(
 
         models = FakeModels()
     service = KnowledgeService(tmp / "home", models=models)
+    jobs: Executor = (
+        ProcessExecutor(tmp / "home")
+        if executor == "process"
+        else JobExecutor(service, max_workers=workers)
+    )
     ctx = UiContext(
         service=service,
-        executor=JobExecutor(service, max_workers=workers),
+        executor=jobs,
         tasks=BackgroundTasks(),
         settings=QSettings(str(tmp / "settings.ini"), QSettings.Format.IniFormat),
         notifier=Notifier(),
@@ -269,7 +279,7 @@ def run(
     )
     searchable = time.perf_counter() - started
     # Documents are searchable before their vectors exist; the stalls count until the
-    # vector stage is done too (it runs in this process, as the window's executor runs it).
+    # vector stage is done too (in the job process, or in this one with --executor thread).
     base_id = service.list_bases()[0].id
     wait_until(lambda: service.vector_status(base_id).done, 3600, "the vectors")
     seconds = time.perf_counter() - started
@@ -300,6 +310,7 @@ def run(
     return {
         **streamed,
         "files": files,
+        "executor": executor,
         "scannedPages": scanned_pages,
         "model": embedding or "none (BM25)",
         "workers": workers or default_worker_cap(),
@@ -334,13 +345,19 @@ def main() -> None:
         action="store_true",
         help="also run with a CPU hog on every core (another program busy) and print both",
     )
+    parser.add_argument("--executor", choices=("process", "thread"), default="process")
     args = parser.parse_args()
-    quiet = run(args.files, args.workers, args.model, args.scanned_pages, args.ask)
+    if args.executor == "process" and args.model == "fake":
+        parser.error("the fake model lives in this process: use --executor thread")
+    quiet = run(
+        args.files, args.workers, args.model, args.scanned_pages, args.ask, 0, args.executor
+    )
     if not args.hog:
         print(json.dumps(quiet))
         return
+    hogs = os.cpu_count() or 2
     busy = run(
-        args.files, args.workers, args.model, args.scanned_pages, args.ask, os.cpu_count() or 2
+        args.files, args.workers, args.model, args.scanned_pages, args.ask, hogs, args.executor
     )
     print(json.dumps({"quiet": quiet, "hog": busy}))
 

@@ -2,8 +2,8 @@
 
     python tests/bench/window_probe.py HOME
 
-Opens the main window as `trove` does (its own job executor included: a window open while a
-terminal indexes runs the queue too), ticks a QTimer every 10 ms on the GUI thread, and on
+Opens the main window as `trove` does (its own job executor included, in the job process the
+window starts: a window open while a terminal indexes runs the queue too), ticks a QTimer every 10 ms on the GUI thread, and on
 SIGTERM closes the window and prints one JSON line: the longest stall, the p99 gap, and the
 longest stall during which a separate idle process was not held up as well (the machine's
 own pauses left out; tests/bench/responsiveness.py MachineControl). Used by library.py.
@@ -27,7 +27,7 @@ from PySide6.QtCore import QSettings, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from app.knowledge.service import KnowledgeService  # noqa: E402
-from app.runtime.executor import JobExecutor  # noqa: E402
+from app.runtime.process_executor import window_executor  # noqa: E402
 from app.ui.context import UiContext  # noqa: E402
 from app.ui.main_window import MainWindow  # noqa: E402
 from app.ui.notifications import Notifier  # noqa: E402
@@ -42,7 +42,7 @@ def main() -> None:
     service = KnowledgeService(home)
     ctx = UiContext(
         service=service,
-        executor=JobExecutor(service),
+        executor=window_executor(home, service),
         tasks=BackgroundTasks(),
         settings=QSettings(str(settings), QSettings.Format.IniFormat),
         notifier=Notifier(),

@@ -87,12 +87,11 @@ def _named(sources: list[str]) -> str:
         return ""
     shown = ", ".join(Path(s).name or s for s in sources[:_NAMED])
     more = len(sources) - _NAMED
-    tail = (
-        QCoreApplication.translate("RagSettingsPanel", " (and %n more)", "", more)
-        if more > 0
-        else ""
-    )
-    return " " + QCoreApplication.translate("RagSettingsPanel", "Gone: {0}{1}.").format(shown, tail)
+    if more > 0:
+        shown = QCoreApplication.translate("RagSettingsPanel", "{0} and {1} more").format(
+            shown, more
+        )
+    return " " + QCoreApplication.translate("RagSettingsPanel", "Gone: {0}.").format(shown)
 
 
 class RagSettingsPanel(QWidget):
