@@ -118,6 +118,8 @@ class ProcessExecutor(QObject):
     def _spawn(self) -> None:
         if self._stopping:
             return
+        if self._process is not None:
+            self._process.deleteLater()  # the one that ended
         process = QProcess(self)
         process.setProcessChannelMode(QProcess.ProcessChannelMode.SeparateChannels)
         process.setStandardErrorFile(QProcess.nullDevice())

@@ -144,6 +144,22 @@ def generate(
     return {"files": files, "bytes": total}
 
 
+def _library(
+    folder: Path, files: int, megabytes: float, seed: int, only: Sequence[str]
+) -> dict[str, int]:
+    """The library, generated (or the one a --keep-library run left, when made alike)."""
+    marker = folder.with_suffix(".json")
+    wanted = {"files": files, "mb": megabytes, "seed": seed, "only": list(only)}
+    if marker.is_file() and folder.is_dir():
+        kept = json.loads(marker.read_text())
+        if kept.get("wanted") == wanted:
+            return dict(kept["made"])
+    shutil.rmtree(folder, ignore_errors=True)
+    made = generate(folder, files, megabytes, seed, only)
+    marker.write_text(json.dumps({"wanted": wanted, "made": made}))
+    return made
+
+
 def _tree_bytes(folder: Path) -> int:
     total = 0
     for dirpath, _dirs, names in os.walk(folder):
@@ -281,17 +297,43 @@ def _reference(home: Path) -> dict[str, object]:
     }
 
 
+def _unsearchable(home: Path) -> int | None:
+    """Documents not yet findable (being prepared or indexed), read from the catalog as
+    another process can; None before the folder's files are known."""
+    import apsw
+
+    try:
+        conn = apsw.Connection(
+            f"file:{home / 'trove.sqlite'}?mode=ro", flags=apsw.SQLITE_OPEN_URI | 1
+        )
+        try:
+            conn.setbusytimeout(2_000)
+            rows = dict(conn.execute("SELECT status, count(*) FROM items GROUP BY status"))
+        finally:
+            conn.close()
+    except apsw.Error:
+        return None
+    if rows.get("completed", 0) <= 1:
+        return None
+    return int(rows.get("preparing", 0)) + int(rows.get("processing", 0))
+
+
 def _stop_after_searchable(
-    add: subprocess.Popen[str], started: float, window_s: float, lines: list[str]
-) -> None:
-    """Collect the add's stderr; SIGINT it `window_s` after its searchable line."""
-    assert add.stderr is not None
-    stop_at: float | None = None
-    for line in add.stderr:
-        lines.append(line)
-        if stop_at is None and SEARCHABLE.search(line):
-            stop_at = time.monotonic() + window_s
-            threading.Timer(window_s, add.send_signal, (signal.SIGINT,)).start()
+    add: subprocess.Popen[str], home: Path, started: float, window_s: float
+) -> float | None:
+    """SIGINT the add `window_s` after every document became findable (the add prints that
+    moment only at its end); returns the moment, in seconds from `started`."""
+    while add.poll() is None:
+        if _unsearchable(home) == 0:
+            searchable = time.monotonic() - started
+            deadline = time.monotonic() + window_s
+            while add.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.5)
+            if add.poll() is None:
+                add.send_signal(signal.SIGINT)
+            return searchable
+        time.sleep(0.5)
+    return None
 
 
 def run_scale(
@@ -320,18 +362,17 @@ def run_scale(
     )
     sampler.roots.append(add.pid)
     sampler.start()
+    polled: float | None = None
     if vector_window is None:
         _, err = add.communicate()
     else:
-        lines: list[str] = []
-        _stop_after_searchable(add, started, vector_window, lines)
-        add.wait()
-        err = "".join(lines)
+        polled = _stop_after_searchable(add, home, started, vector_window)
+        _, err = add.communicate()
     seconds = time.monotonic() - started
     sampler.stop()
     stalls = _stop_window(probe) if probe is not None else {}
     found = SEARCHABLE.search(err)
-    searchable = float(found.group(1)) if found else seconds
+    searchable = float(found.group(1)) if found else (polled or seconds)
     vectors = sampler.vectors[-1][1] if sampler.vectors else 0
     summary = [line for line in err.splitlines() if line.startswith(("indexed", "vectors"))]
     result: dict[str, object] = {
@@ -378,6 +419,9 @@ def main() -> None:
     parser.add_argument("--no-window", action="store_true")
     parser.add_argument("--workdir", type=Path)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--keep-library", action="store_true", help="keep it in WORKDIR for the next run"
+    )
     parser.add_argument("--vector-window", type=float, help="seconds of vector stage, then stop")
     parser.add_argument(
         "--kinds", default="", help="only these kinds of file, e.g. pdf,docx (default: all)"
@@ -387,9 +431,8 @@ def main() -> None:
     results = []
     for scale in (float(s) for s in args.scales.split(",")):
         library = workdir / f"library-x{scale:g}"
-        shutil.rmtree(library, ignore_errors=True)
         only = [k for k in args.kinds.split(",") if k]
-        made = generate(library, int(args.files * scale), args.mb * scale, args.seed, only)
+        made = _library(library, int(args.files * scale), args.mb * scale, args.seed, only)
         result = {
             "scale": scale,
             "libraryFiles": made["files"],
@@ -408,7 +451,8 @@ def main() -> None:
         )
         print(json.dumps(result), flush=True)
         results.append(result)
-        shutil.rmtree(library, ignore_errors=True)
+        if not args.keep_library:
+            shutil.rmtree(library, ignore_errors=True)
     if len(results) == 2:
         first, second = results
         growth = {
