@@ -309,6 +309,13 @@ class KnowledgeService:
     def list_items(self, base_id: str) -> list[Item]:
         return self.catalog.list_items(base_id)
 
+    def item_changes(self, base_id: str, since: float) -> tuple[list[Item], set[str]]:
+        """The items changed at or after `since` (their updated_at), and the ids of every
+        item the base has now: what a view of a big base needs to follow it without reading
+        every row again."""
+        changed = self.catalog.list_items(base_id, changed_since=since)
+        return changed, self.catalog.item_ids(base_id)
+
     def get_item(self, item_id: str) -> Item:
         return self.catalog.require_item(item_id)
 

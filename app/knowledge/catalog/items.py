@@ -106,9 +106,13 @@ class ItemRows(CatalogConnection):
         roots_only: bool = False,
         statuses: Iterable[ItemStatus] | None = None,
         phase: ItemPhase | None = None,
+        changed_since: float | None = None,
     ) -> list[Item]:
         sql = f"SELECT {ITEM_COLUMNS} FROM items WHERE base_id = ?"
         args: list[Any] = [base_id]
+        if changed_since is not None:  # every change of a row moves its updated_at
+            sql += " AND updated_at >= ?"
+            args.append(changed_since)
         if phase is not None:
             sql += " AND phase = ?"
             args.append(phase.value)
@@ -123,6 +127,10 @@ class ItemRows(CatalogConnection):
             args.extend(wanted)
         sql += " ORDER BY created_at, id"
         return [decode_item(r) for r in self._rows(sql, args)]
+
+    def item_ids(self, base_id: str) -> set[str]:
+        """The ids of every item of the base (a cheap read: no rows decoded)."""
+        return {str(r[0]) for r in self._rows("SELECT id FROM items WHERE base_id = ?", (base_id,))}
 
     def find_items_by_source(self, base_id: str, source: str) -> list[Item]:
         rows = self._rows(

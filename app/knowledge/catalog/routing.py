@@ -269,6 +269,10 @@ class ServerRouting(ItemRows, JobRows, PortableRows, LinkedFolderRows):
         server = self.server_of(base_id)
         return (server or super()).list_items(base_id, **kwargs)  # type: ignore[union-attr]
 
+    def item_ids(self, base_id: str) -> set[str]:
+        server = self.server_of(base_id)
+        return (server or super()).item_ids(base_id)  # type: ignore[union-attr]
+
     def find_items_by_source(self, base_id: str, source: str) -> list[Item]:
         server = self.server_of(base_id)
         if server is None:

@@ -4,11 +4,19 @@ The runtime says *that* items changed (itemsChanged, queueChanged) and how far r
 are (itemProgress). Progress goes straight into the model; change notices are coalesced and
 answered with one catalog read off the GUI thread, whose result the model diffs, so a burst of
 finished jobs costs one read and repaints only the rows that changed.
+
+Between full reads (the first, then one every FULL_READ_S) a read takes only the rows changed
+since the last one (their updated_at, with a margin for writes that committed late) and the
+ids of all: a library of 20,000 documents read whole every 120 ms made the window stall
+150-250 ms at each read (20,000 rows decoded, and the full garbage collections they set off).
 """
 
 from __future__ import annotations
 
+import gc
 import logging
+import time
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
@@ -21,6 +29,18 @@ log = logging.getLogger(__name__)
 RELOAD_DELAY_MS = 120
 # New rows shown per event-loop turn: inserting thousands at once would freeze the window.
 INSERT_SLICE = 10
+# A full read this often: what a partial read missed (a clock far off) is shown by then.
+FULL_READ_S = 30.0
+# A partial read also takes the rows written this long before the last read started.
+CHANGE_MARGIN_S = 10.0
+# Rows shown since the last freeze that make the next one: their objects (items, cells, their
+# wrappers) are put out of the garbage collector's reach, as the launcher does with what the
+# start built (settle_heap): every full collection would walk them all, 100-200 ms at 20,000
+# rows, on whichever thread set it off. Rows dropped later are still freed by their
+# reference counts (no cycles).
+FREEZE_STEP = 1_000
+
+Read = tuple[list[Item], set[str] | None]  # the rows read; every id of the base, or None (all)
 
 
 class ItemFeed(QObject):
@@ -38,6 +58,11 @@ class ItemFeed(QObject):
         self._in_flight = False
         self._dirty = False
         self._seen = False
+        self._frozen = 0  # rows shown at the last freeze
+        # When the last read started (its rows are as of then), and the last full one.
+        self._read_at = 0.0
+        self._full_at = 0.0
+        self.clock: Callable[[], float] = time.time
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(RELOAD_DELAY_MS)
@@ -87,24 +112,53 @@ class ItemFeed(QObject):
         self._in_flight = True
         self._dirty = False
         generation = self._generation
+        now = self.clock()
+        service = self._ctx.service
+        read: Callable[[], Read]
+        if not self._seen or now - self._full_at >= FULL_READ_S:
+            self._full_at = now
+
+            def read() -> Read:
+                return service.list_items(base_id), None
+        else:
+            since = self._read_at - CHANGE_MARGIN_S
+
+            def read() -> Read:
+                return service.item_changes(base_id, since)
+
+        self._read_at = now
         self._ctx.tasks.run(
-            lambda: self._ctx.service.list_items(base_id),
-            lambda items: self._on_loaded(generation, items),
+            read,
+            lambda got: self._on_loaded(generation, got),
             lambda exc: self._on_load_failed(generation, exc),
             owner=self,
         )
 
-    def _on_loaded(self, generation: int, items: list[Item]) -> None:
+    def _on_loaded(self, generation: int, got: Read) -> None:
         self._in_flight = False
         if generation != self._generation:
             self.reload_soon()  # the base changed while reading: read the new one
             return
-        self._apply(generation, items, first_read=not self._seen)
+        items, ids = got
+        self._apply(generation, items, ids, first_read=not self._seen)
         self._seen = True
 
-    def _apply(self, generation: int, items: list[Item], *, first_read: bool) -> None:
+    def _apply(
+        self,
+        generation: int,
+        items: list[Item],
+        ids: set[str] | None,
+        *,
+        first_read: bool,
+        diff: bool = True,
+    ) -> None:
         """Show one slice of a read; the next slice follows once the window has painted."""
-        changes, more = self._model.apply_items(items, max_inserts=INSERT_SLICE)
+        changes, more = self._model.apply_items(items, max_inserts=INSERT_SLICE, ids=ids, diff=diff)
+        shown = self._model.item_count()
+        if shown - self._frozen >= FREEZE_STEP:
+            gc.freeze()
+        if shown - self._frozen >= FREEZE_STEP or shown < self._frozen:
+            self._frozen = shown
         for old, new in changes:
             # Failures found on the first read are old news; only report what happens now.
             changed = old is None or old.status is not new.status
@@ -112,18 +166,22 @@ class ItemFeed(QObject):
                 self.itemFailed.emit(new)
         if more:
             self._in_flight = True  # a newer read waits until this one is shown whole
-            QTimer.singleShot(0, self, lambda: self._continue(generation, items, first_read))
-        elif self._dirty:
+            QTimer.singleShot(0, self, lambda: self._continue(generation, items, ids, first_read))
+            return
+        if self._dirty:
             self.reload_soon()
         else:
             self.refreshed.emit()
 
-    def _continue(self, generation: int, items: list[Item], first_read: bool) -> None:
+    def _continue(
+        self, generation: int, items: list[Item], ids: set[str] | None, first_read: bool
+    ) -> None:
         self._in_flight = False
         if generation != self._generation:
             self.reload_soon()  # another base was chosen meanwhile
             return
-        self._apply(generation, items, first_read=first_read)
+        # The rows read were compared with the model's already: only new ones are left.
+        self._apply(generation, items, ids, first_read=first_read, diff=False)
 
     def _on_load_failed(self, generation: int, exc: BaseException) -> None:
         self._in_flight = False

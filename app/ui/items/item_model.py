@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from enum import IntEnum
 from pathlib import PurePath
@@ -253,19 +254,28 @@ class ItemTreeModel(QStandardItemModel):
         self._dirty.clear()
 
     def apply_items(
-        self, items: list[Item], *, max_inserts: int | None = None
+        self,
+        items: list[Item],
+        *,
+        max_inserts: int | None = None,
+        ids: AbstractSet[str] | None = None,
+        diff: bool = True,
     ) -> tuple[list[tuple[Item | None, Item]], bool]:
         """Make the tree show `items`: returns (old, new) for every item whose record changed
         (old is None for new items), and whether new items were left out because of
-        `max_inserts` (call again with the same list to add them: a big import is shown in
-        slices so the window stays responsive)."""
+        `max_inserts` (call again with the same list and `diff=False` to add them: a big
+        import is shown in slices so the window stays responsive).
+
+        With `ids`, `items` are only those that changed and `ids` every item the base has
+        (ItemFeed's reads between full ones: a big base is not read whole for each change)."""
         if not shiboken6.isValid(self):
             # A read finished after the window (and with it this model's cells) went.
             return [], False
-        wanted = {item.id: item for item in items}
-        self._remove_missing(wanted)
-        changes = self._update_existing(wanted)
-        fresh = [i for i in items if i.id not in self._rows]
+        changes: list[tuple[Item | None, Item]] = []
+        if diff:
+            self._remove_missing(ids if ids is not None else {item.id for item in items})
+            changes = self._update_existing({item.id: item for item in items})
+        fresh = [i for i in items if i.id not in self._rows and (ids is None or i.id in ids)]
         batch = fresh if max_inserts is None else self._first_insertable(fresh, max_inserts)
         changes.extend(self._insert_new(batch))
         self._write_sums()
@@ -343,6 +353,9 @@ class ItemTreeModel(QStandardItemModel):
 
     def items(self) -> list[Item]:
         return [row.item for row in self._rows.values()]
+
+    def item_count(self) -> int:
+        return len(self._rows)
 
     def status_counts(self) -> Counter[ItemStatus]:
         return Counter(item.status for item in self.items() if item.type not in CONTAINERS)
@@ -474,7 +487,7 @@ class ItemTreeModel(QStandardItemModel):
 
     # -- diffing ---------------------------------------------------------------------------
 
-    def _remove_missing(self, wanted: dict[str, Item]) -> None:
+    def _remove_missing(self, wanted: AbstractSet[str]) -> None:
         gone = [row for item_id, row in self._rows.items() if item_id not in wanted]
         for row in gone:
             if row.item.id not in self._rows:
@@ -512,8 +525,10 @@ class ItemTreeModel(QStandardItemModel):
 
     def _update_existing(self, wanted: dict[str, Item]) -> list[tuple[Item | None, Item]]:
         changes: list[tuple[Item | None, Item]] = []
-        for item_id, row in self._rows.items():
-            new = wanted[item_id]
+        for item_id, new in wanted.items():
+            row = self._rows.get(item_id)
+            if row is None:
+                continue
             old = row.item
             if old == new:
                 continue

@@ -1,0 +1,76 @@
+"""The item feed follows a base without reading every row at each change: a full read first
+and every FULL_READ_S, the changed rows and all ids in between (item_feed.py)."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from pytestqt.modeltest import ModelTester
+from pytestqt.qtbot import QtBot
+
+from app.knowledge.types import ItemStatus
+from app.ui.context import UiContext
+from app.ui.items import item_feed
+from app.ui.items.item_feed import FULL_READ_S, ItemFeed
+from app.ui.items.item_model import ItemTreeModel
+
+WAIT_MS = 15_000
+
+
+def _counting(calls: Counter[str], name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    def counted(*args: Any) -> Any:
+        result = fn(*args)
+        calls[name] += 1
+        calls[f"{name}:rows"] += len(result[0] if isinstance(result, tuple) else result)
+        return result
+
+    return counted
+
+
+def test_changes_between_full_reads_are_read_alone(
+    qtbot: QtBot, ui_ctx: UiContext, qtmodeltester: ModelTester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The rows were all written a moment ago: without the margin a partial read takes only
+    # what changed after the full one.
+    monkeypatch.setattr(item_feed, "CHANGE_MARGIN_S", 0.0)
+    service = ui_ctx.service
+    ui_ctx.executor.shutdown()  # the rows stay as written here: no job changes them
+    base = service.create_base("feed")
+    notes = [service.add_note(base.id, f"note {n}", f"Text of note {n}.") for n in range(30)]
+    calls: Counter[str] = Counter()
+    service.list_items = _counting(calls, "full", service.list_items)  # type: ignore[method-assign]
+    service.item_changes = _counting(calls, "partial", service.item_changes)  # type: ignore[method-assign]
+    model = ItemTreeModel()
+    feed = ItemFeed(ui_ctx, model)
+    offset = [0.0]
+    feed.clock = lambda: time.time() + offset[0]
+    with qtbot.waitSignal(feed.refreshed, timeout=WAIT_MS):
+        feed.set_base(base.id)
+    assert len(model.items()) == 30
+    assert calls["full"] == 1
+
+    # A new row, a renamed one and a removed one: one partial read shows them all.
+    added = service.add_note(base.id, "late", "A late note.")
+    service.catalog.update_item(notes[3].id, title="Renamed note")
+    service.catalog.set_item_status(notes[7].id, ItemStatus.DELETING)
+    service.catalog.delete_item_row(notes[7].id)
+    with qtbot.waitSignal(feed.refreshed, timeout=WAIT_MS):
+        feed.reload_now()
+    shown = {item.id: item for item in model.items()}
+    assert added.id in shown and notes[7].id not in shown
+    assert shown[notes[3].id].title == "Renamed note"
+    assert len(shown) == 30
+    assert (calls["full"], calls["partial"]) == (1, 1)
+    assert calls["partial:rows"] < 30  # the changed rows, not the base
+    qtmodeltester.check(model)
+
+    # A full read again once FULL_READ_S passed (what a partial read could miss).
+    offset[0] += FULL_READ_S
+    with qtbot.waitSignal(feed.refreshed, timeout=WAIT_MS):
+        feed.reload_now()
+    assert (calls["full"], calls["partial"]) == (2, 1)
+    assert {item.id for item in model.items()} == set(shown)
