@@ -1,6 +1,6 @@
 """A base's chunk sizing: its settings, capped so its embedding model reads every chunk whole.
 
-The rule (README, "Chunk size"):
+The rule (docs/design.md, "Chunk size"):
 - no embedding model: the base's chunk size in estimated tokens, as set;
 - a model whose tokenizer Trove has (the built-in one, an installed one): chunks counted
   in the model's own tokens, at most the model's input size less its special tokens, its

@@ -3,7 +3,7 @@ builds, runs and is measured faster than the CPU; anything else means the CPU, s
 
 No test machine has a GPU, so the accelerators here are fakes: a fake clock times the
 probes, and a fake session stands in for an accelerator's. Whether CUDA, DirectML and
-CoreML really behave like this is untested on real hardware (README, "Performance").
+CoreML really behave like this is untested on real hardware (docs/benchmarks.md).
 """
 
 from __future__ import annotations

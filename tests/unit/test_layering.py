@@ -330,9 +330,9 @@ def test_an_import_planted_in_a_copy_of_the_engine_is_reported(tmp_path: Path) -
     assert "jobs/queue.py" in _describe(graph, cycle)
 
 
-# -- the README's package map ----------------------------------------------------------------
+# -- the package map (docs/design.md) ----------------------------------------------------------------
 
-README = APP.parent / "README.md"
+README = APP.parent / "docs" / "design.md"
 MAP_ENTRY = re.compile(r"^- `(app(?:/[a-z_]+)*)/` — ", re.MULTILINE)
 
 

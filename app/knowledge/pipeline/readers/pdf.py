@@ -26,7 +26,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # when its text layer holds fewer letters and digits than this per square inch of page,
 # or when fewer than half of its visible characters are letters or digits (a junk layer:
 # glyph ids of a font without a Unicode map). Measured on the PDFs the tests make
-# (README, "Scanned PDFs and pictures"): born-digital pages of prose 20-40 per square
+# (docs/guide.md, "Scanned PDFs and pictures"): born-digital pages of prose 20-40 per square
 # inch, a title page 1.5, scanned pages 0.
 MIN_LETTERS_PER_SQUARE_INCH = 1.0
 MIN_LETTER_SHARE = 0.5

@@ -127,7 +127,7 @@ def _v3(conn: psycopg.Connection) -> None:
     BM25 then reads each term's postings by one index-only scan and no join: at 1M chunks
     the join to fts_units and the per-term window count were most of an 8 s query. The
     halfvec index measured equal recall at every ef_search on 100k and 1M chunks, 10-25 %
-    faster and 43 % smaller (README, PostgreSQL backend)."""
+    faster and 43 % smaller (docs/benchmarks.md, PostgreSQL backend)."""
     conn.execute("ALTER TABLE postings ADD COLUMN unit_length integer")
     conn.execute(
         "UPDATE postings p SET unit_length = u.length FROM fts_units u WHERE u.id = p.unit_id"
