@@ -1716,6 +1716,13 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
             <numerusform>%n documents saved to {0}</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n original file(s) were gone or outside their folder: those documents carry their text and index only.</source>
+        <translation>
+            <numerusform>%n original file was gone or outside its folder: that document carries its text and index only.</numerusform>
+            <numerusform>%n original files were gone or outside their folder: those documents carry their text and index only.</numerusform>
+        </translation>
+    </message>
     <message>
         <source>Imported “{0}”</source>
         <translation type="unfinished"></translation>
@@ -1794,6 +1801,22 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     </message>
     <message>
         <source>Export</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Put the original files of “{0}”&apos;s linked folders in the export?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its linked folders are indexed where they are: Trove keeps their text and index, not copies of the files. Without the originals, whoever imports the file can search and read the text but cannot open the files themselves; with them, the file grows by the size of those folders.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Include the originals</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Text and index only</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -1703,6 +1703,12 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
             <numerusform>已将 %n 个文档保存到 {0}</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n original file(s) were gone or outside their folder: those documents carry their text and index only.</source>
+        <translation>
+            <numerusform>有 %n 个原始文件已不存在或位于其文件夹之外：这些文档只带有文本和索引。</numerusform>
+        </translation>
+    </message>
     <message>
         <source>Imported “{0}”</source>
         <translation>已导入“{0}”</translation>
@@ -1778,6 +1784,22 @@ Its files ({1}) are deleted from this computer. It can be downloaded or imported
     <message>
         <source>Export</source>
         <translation>导出</translation>
+    </message>
+    <message>
+        <source>Put the original files of “{0}”&apos;s linked folders in the export?</source>
+        <translation>要把“{0}”的链接文件夹中的原始文件一起导出吗？</translation>
+    </message>
+    <message>
+        <source>Its linked folders are indexed where they are: Trove keeps their text and index, not copies of the files. Without the originals, whoever imports the file can search and read the text but cannot open the files themselves; with them, the file grows by the size of those folders.</source>
+        <translation>它的链接文件夹是就地索引的：Trove 只保存文本和索引，不保存文件副本。不带原始文件时，导入者可以搜索和阅读文本，但无法打开文件本身；带上原始文件时，导出文件会增大这些文件夹的大小。</translation>
+    </message>
+    <message>
+        <source>Include the originals</source>
+        <translation>包含原始文件</translation>
+    </message>
+    <message>
+        <source>Text and index only</source>
+        <translation>仅文本和索引</translation>
     </message>
     <message>
         <source>Import knowledge base</source>

@@ -22,6 +22,7 @@ from app.ui.items.item_drag import dragged_items
 from app.ui.main_window import MainWindow
 from tests.conftest import write_files
 from tests.fakes import FakeModels
+from tests.unit.make_files import make_docx
 
 ACTIONS = Qt.DropAction.CopyAction | Qt.DropAction.MoveAction
 
@@ -217,6 +218,8 @@ def test_a_cancelled_export_leaves_no_file(
     monkeypatch.setattr(ui_ctx.service, "export_base", export_after_cancel)
     with qtbot.waitSignal(flow.finished, timeout=20_000):
         window.bases.export_action.trigger()
+        # The export starts once the base was checked for in-place files (off the GUI thread).
+        qtbot.waitUntil(lambda: flow.running is not None, timeout=10_000)
         assert flow.running is not None
         flow.running.dialog.canceled.emit()  # what its Cancel button sends
     assert not out.exists() and not out.with_name(out.name + ".part").exists()
@@ -250,6 +253,57 @@ def test_export_asks_about_paths_and_can_leave_them_out(
     flow.choose_strip_sources = lambda base: None
     window.bases.export_action.trigger()
     assert flow.running is None and not skipped.exists()
+
+
+def test_export_of_a_linked_folder_asks_about_its_originals(
+    qtbot: QtBot, window: MainWindow, ui_ctx: UiContext, tmp_path: Path
+) -> None:
+    svc = ui_ctx.service
+    source, _target, _otters = _two_bases(ui_ctx, tmp_path)
+    library = tmp_path / "library"
+    library.mkdir()
+    make_docx(library / "seals.docx", ["Harbour seals haul out on sandbanks."])
+    linked = svc.create_base("Linked", embedding_model="fake:bow")
+    svc.add_linked_folders(linked.id, [library])
+    svc.run_pending_jobs(linked.id)
+    flow = window.bases.portable
+    question = flow.originals_question(linked)
+    assert "Linked" in question.text() and "not copies" in question.informativeText()
+    assert question.defaultButton().objectName() == "textOnly"
+    question.deleteLater()
+
+    asked: list[str] = []
+    answers: list[bool | None] = [True, None]
+    flow.choose_strip_sources = lambda base: False
+
+    def answer(base: Base) -> bool | None:
+        asked.append(base.name)
+        return answers.pop(0)
+
+    flow.choose_with_originals = answer
+    out = tmp_path / "with-originals.trovebase"
+    flow.choose_export_path = lambda base: str(out)
+    _show(qtbot, window, linked.id, 2)
+    with qtbot.waitSignal(flow.exported, timeout=20_000) as exported:
+        window.bases.export_action.trigger()
+    assert asked == ["Linked"] and exported.args[0].originals_gone == []
+    with zipfile.ZipFile(out) as zf:
+        assert any(n.endswith("seals.docx") for n in zf.namelist()), zf.namelist()
+
+    # Cancelled at the question: nothing is written.
+    skipped = tmp_path / "skipped.trovebase"
+    flow.choose_export_path = lambda base: str(skipped)
+    window.bases.export_action.trigger()
+    qtbot.waitUntil(lambda: len(asked) == 2, timeout=10_000)
+    assert flow.running is None and not skipped.exists()
+
+    # A base without linked folders indexed in place is not asked.
+    _show(qtbot, window, source.id, 3)
+    plain = tmp_path / "plain.trovebase"
+    flow.choose_export_path = lambda base: str(plain)
+    with qtbot.waitSignal(flow.exported, timeout=20_000):
+        window.bases.export_action.trigger()
+    assert asked == ["Linked", "Linked"] and plain.is_file()
 
 
 def test_an_imported_document_opens_its_copy_not_the_path_it_names(

@@ -93,6 +93,9 @@ class PortableFlow(QObject):
         self.choose_export_path: Callable[[Base], str | None] = self._choose_export_path
         # Whether the export leaves out the paths of files and folders (None: cancelled).
         self.choose_strip_sources: Callable[[Base], bool | None] = self._choose_strip_sources
+        # Whether the export carries the originals of folders indexed in place (None: cancelled);
+        # asked only of a base that has such files.
+        self.choose_with_originals: Callable[[Base], bool | None] = self._choose_with_originals
         self.choose_import_path: Callable[[], str | None] = self._choose_import_path
         self.choose_target: Callable[[list[Base], bool], Base | None] = self._choose_target
         self.running: _Run | None = None
@@ -107,6 +110,20 @@ class PortableFlow(QObject):
         if strip is None:
             return
         target = Path(path if path.endswith(FILE_SUFFIX) else path + FILE_SUFFIX)
+        base_id = base.id
+        # Reading every item of a large base to know whether it has such files is not the
+        # GUI thread's work.
+        self._ctx.tasks.run(
+            lambda: self._ctx.service.has_in_place_files(base_id),
+            lambda in_place: self._export_to(base, target, strip, in_place=in_place),
+            lambda exc: self._on_failed(None, exc),
+            owner=self,
+        )
+
+    def _export_to(self, base: Base, target: Path, strip: bool, *, in_place: bool) -> None:
+        originals = self.choose_with_originals(base) if in_place else False
+        if originals is None:
+            return
         run = self._start(self.tr("Exporting “{0}”…").format(base.name))
         base_id = base.id
         self._ctx.tasks.run(
@@ -116,6 +133,7 @@ class PortableFlow(QObject):
                 progress=run.report,
                 cancelled=run.cancel.is_set,
                 strip_sources=strip,
+                with_originals=originals,
             ),
             lambda report: self._on_exported(run, base, report),
             lambda exc: self._on_failed(run, exc),
@@ -183,10 +201,15 @@ class PortableFlow(QObject):
 
     def _on_exported(self, run: _Run, base: Base, report: ExportReport) -> None:
         self._finish(run)
-        self._ctx.notifier.notify(
-            self.tr("Exported “{0}”").format(base.name),
-            self.tr("%n document(s) saved to {0}", "", report.items).format(report.path),
-        )
+        text = self.tr("%n document(s) saved to {0}", "", report.items).format(report.path)
+        if report.originals_gone:
+            text += " " + self.tr(
+                "%n original file(s) were gone or outside their folder: those documents "
+                "carry their text and index only.",
+                "",
+                len(report.originals_gone),
+            )
+        self._ctx.notifier.notify(self.tr("Exported “{0}”").format(base.name), text)
         self.exported.emit(report)
 
     def _on_imported(self, run: _Run, report: ImportReport) -> None:
@@ -279,6 +302,47 @@ class PortableFlow(QObject):
             if box.clickedButton() is not box.defaultButton():
                 return None
             return box.checkBox().isChecked()
+        finally:
+            box.deleteLater()
+
+    def originals_question(self, base: Base) -> QMessageBox:
+        """Asked when the base has linked folders indexed in place: Trove holds their text
+        and index, not copies of their files, so the export carries the files only if asked."""
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            self.tr("Export knowledge base"),
+            self.tr("Put the original files of “{0}”'s linked folders in the export?").format(
+                base.name
+            ),
+            QMessageBox.StandardButton.Cancel,
+            self._parent,
+        )
+        box.setObjectName("exportOriginalsQuestion")
+        box.setInformativeText(
+            self.tr(
+                "Its linked folders are indexed where they are: Trove keeps their text and "
+                "index, not copies of the files. Without the originals, whoever imports the "
+                "file can search and read the text but cannot open the files themselves; "
+                "with them, the file grows by the size of those folders."
+            )
+        )
+        with_originals = box.addButton(
+            self.tr("Include the originals"), QMessageBox.ButtonRole.AcceptRole
+        )
+        with_originals.setObjectName("withOriginals")
+        text_only = box.addButton(self.tr("Text and index only"), QMessageBox.ButtonRole.ActionRole)
+        text_only.setObjectName("textOnly")
+        box.setDefaultButton(text_only)
+        return box
+
+    def _choose_with_originals(self, base: Base) -> bool | None:
+        box = self.originals_question(base)
+        try:
+            box.exec()
+            clicked = box.clickedButton()
+            if clicked is None or clicked.objectName() not in ("withOriginals", "textOnly"):
+                return None
+            return clicked.objectName() == "withOriginals"
         finally:
             box.deleteLater()
 
