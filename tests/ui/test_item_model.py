@@ -141,3 +141,43 @@ def test_big_imports_are_shown_in_slices(qtmodeltester: ModelTester) -> None:
     assert [new.id for _, new in changes] == ["dir2"] and more
     model.apply_items(orphan_first, max_inserts=1)
     assert model.rowCount(model.index_of("dir2")) == 1
+
+
+def test_status_counts_are_kept_row_by_row(qtmodeltester: ModelTester) -> None:
+    # The status bar asks after every read; the model keeps the counts as rows come, change
+    # and go (folders and their contents included) instead of walking every row.
+    import random
+
+    rng = random.Random(5)
+    statuses = [
+        ItemStatus.PREPARING,
+        ItemStatus.PROCESSING,
+        ItemStatus.COMPLETED,
+        ItemStatus.FAILED,
+    ]
+    model = ItemTreeModel()
+    shown: dict[str, Item] = {}
+    for step in range(60):
+        for _ in range(rng.randint(1, 6)):
+            n = rng.randint(0, 40)
+            item_id = f"dir{n % 5}" if n % 8 == 0 else f"f{n}"
+            parent = None if item_id.startswith("dir") else rng.choice([None, f"dir{n % 5}"])
+            if parent is not None and parent not in shown:
+                parent = None
+            old = shown.get(item_id)
+            if old is not None and rng.random() < 0.3:
+                gone = {item_id} | {i for i, it in shown.items() if it.parent_id == item_id}
+                for key in gone:
+                    shown.pop(key)
+                continue
+            shown[item_id] = _item(
+                item_id,
+                old.parent_id if old is not None else parent,
+                status=rng.choice(statuses),
+                updated_at=float(step),
+            )
+        model.apply_items(list(shown.values()))
+        expected = Counter(i.status for i in model.items() if i.type is not ItemType.DIRECTORY)
+        assert model.status_counts() == expected, step
+        assert set(model.shown_ids()) == set(shown)
+    qtmodeltester.check(model)

@@ -8,7 +8,7 @@ are gone, so they never flash back as "deleting".
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -93,9 +93,10 @@ class DeferredDeletes(QObject):
             self._drop(batch)
         self.hiddenChanged.emit()
 
-    def settle(self, present: Iterable[str]) -> None:
-        """Forget handed-over items the tree no longer has (their rows are gone)."""
-        self._handed_over.intersection_update(present)
+    def settle(self, present: Container[str]) -> None:
+        """Forget handed-over items the tree no longer has (their rows are gone); `present`
+        is tested per handed-over item, never walked (a big base shows 40,000 rows)."""
+        self._handed_over = {i for i in self._handed_over if i in present}
 
     def release(self, item_ids: Iterable[str]) -> None:
         """The engine refused the deletion: show the items again."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import KeysView
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -240,6 +241,8 @@ class ItemTreeModel(QStandardItemModel):
         self._live: dict[str, tuple[str, float]] = {}
         # rows whose sums changed since they were last written to their cells
         self._dirty: set[_Row | _Folder] = set()
+        # the documents' statuses, kept row by row (the status bar asks after every read)
+        self._counts: Counter[ItemStatus] = Counter()
         self._locale = QLocale()
         # linked folders: item id -> (state for the Type cell, tooltip lines) (linked_folders.py)
         self._sync: dict[str, tuple[str, str]] = {}
@@ -252,6 +255,7 @@ class ItemTreeModel(QStandardItemModel):
         self._rows.clear()
         self._live.clear()
         self._dirty.clear()
+        self._counts.clear()
 
     def apply_items(
         self,
@@ -362,7 +366,12 @@ class ItemTreeModel(QStandardItemModel):
         return {item_id: row.item for item_id, row in self._rows.items()}
 
     def status_counts(self) -> Counter[ItemStatus]:
-        return Counter(item.status for item in self.items() if item.type not in CONTAINERS)
+        """How many documents (containers aside) are in each status."""
+        return +self._counts
+
+    def shown_ids(self) -> KeysView[str]:
+        """The ids of the items shown (a live view: cheap to test membership in)."""
+        return self._rows.keys()
 
     # -- cells -----------------------------------------------------------------------------
 
@@ -507,7 +516,9 @@ class ItemTreeModel(QStandardItemModel):
             child = self._rows.get(kid)
             if child is not None:
                 self._forget(child)
-        self._rows.pop(row.item.id, None)
+        gone = self._rows.pop(row.item.id, None)
+        if gone is not None:
+            self._tally_status(gone.item, -1)
         self._live.pop(row.item.id, None)
         # Its folder rows go with it (removeRow deletes their cells): never write them again.
         self._dirty.difference_update(row.folders.values())
@@ -537,6 +548,8 @@ class ItemTreeModel(QStandardItemModel):
             if old == new:
                 continue
             row.item = new
+            self._tally_status(old, -1)
+            self._tally_status(new, 1)
             if new.status is not old.status or new.status not in RUNNING_STATUSES:
                 self._live.pop(item_id, None)  # the catalog has newer news than the runtime
             changes.append((old, new))
@@ -583,6 +596,7 @@ class ItemTreeModel(QStandardItemModel):
                 if parent is not None:
                     parent.kids.add(item.id)
                 self._rows[item.id] = row
+                self._tally_status(item, 1)
                 self._fill(row, fresh=True)
                 holder = row.parent.cells[Column.NAME] if row.parent else self.invisibleRootItem()
                 holder.appendRow(row.cells)
@@ -591,6 +605,10 @@ class ItemTreeModel(QStandardItemModel):
                 added.append((None, item))
             pending = later
         return added
+
+    def _tally_status(self, item: Item, change: int) -> None:
+        if item.type not in CONTAINERS:
+            self._counts[item.status] += change
 
     def _holder_of(self, item: Item) -> _Node | None:
         """The row a new item is shown under: its parent's, or a folder row inside it."""

@@ -450,7 +450,7 @@ class ItemsPanel(QWidget):
 
     @Slot()
     def _on_feed_refreshed(self) -> None:
-        self.deletions.settle(item.id for item in self.model.items())
+        self.deletions.settle(self.model.shown_ids())
 
     @Slot(list)
     def _on_deletion_undone(self, item_ids: list[str]) -> None:
