@@ -22,7 +22,6 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 from app.knowledge.types import RUNNING_STATUSES, Item, WorkCounts
 from app.ui.context import UiContext
 from app.ui.eta import (
-    CONTAINERS,
     RunProgress,
     RunTracker,
     add_counts,
@@ -160,19 +159,19 @@ class ProgressWatcher(QObject):
             self._dirty = True
 
     def _recount(self) -> None:
-        """Count the shown base's items and its running folders' children."""
-        items = self._model.items() if self._base_id is not None else []
-        self._prune_live(items)
-        children: dict[str, list[Item]] = {}
-        running: list[Item] = []
-        for item in items:
-            if item.parent_id is not None:
-                children.setdefault(item.parent_id, []).append(item)
-            if item.type in CONTAINERS and item.status in RUNNING_STATUSES:
-                running.append(item)
-        self._base_counts = count_work(items, self._live)
+        """Count the shown base's items and its running folders' children (the model keeps
+        the base's figures as rows change: a big base is not walked at every refresh)."""
+        self._prune_live()
+        model = self._model
+        if self._base_id is None:
+            self._base_counts = count_work([], self._live)
+            self._folder_counts = []
+            self._dirty = False
+            return
+        self._base_counts = model.work_counts(self._live)
+        running = [f for f in model.containers() if f.status in RUNNING_STATUSES]
         self._folder_counts = [
-            (folder, count_work(children.get(folder.id, []), self._live)) for folder in running
+            (folder, count_work(model.children_of(folder.id), self._live)) for folder in running
         ]
         self._dirty = False
 
@@ -220,10 +219,11 @@ class ProgressWatcher(QObject):
     def _running(self, base_id: str) -> int:
         return self._jobs.get(base_id, (0, 0))[1]
 
-    def _prune_live(self, items: list[Item]) -> None:
-        if self._live:
-            pending = {i.id for i in items if i.status in RUNNING_STATUSES}
-            for item_id in set(self._live) - pending:
+    def _prune_live(self) -> None:
+        """Forget live progress of items no longer running (or no longer shown)."""
+        for item_id in list(self._live):
+            item = self._model.item_by_id(item_id)
+            if item is None or item.status not in RUNNING_STATUSES:
                 del self._live[item_id]
 
     def _schedule_refresh(self) -> None:

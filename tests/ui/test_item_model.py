@@ -5,11 +5,13 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 
+import pytest
 from PySide6.QtCore import QModelIndex, Qt
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
-from app.knowledge.types import Item, ItemStatus, ItemType
+from app.knowledge.types import Item, ItemPhase, ItemStatus, ItemType
+from app.ui.eta import count_work
 from app.ui.items.item_model import Column, ItemTreeModel, Role
 from app.ui.items.status_delegate import _counts, aggregate_text, badge_text
 
@@ -174,10 +176,25 @@ def test_status_counts_are_kept_row_by_row(qtmodeltester: ModelTester) -> None:
                 item_id,
                 old.parent_id if old is not None else parent,
                 status=rng.choice(statuses),
+                size=rng.choice([None, 100, 2_000]),
+                phase=rng.choice([None, ItemPhase.EMBEDDING, ItemPhase.WRITING]),
+                progress=rng.choice([None, 40.0]),
                 updated_at=float(step),
             )
         model.apply_items(list(shown.values()))
         expected = Counter(i.status for i in model.items() if i.type is not ItemType.DIRECTORY)
         assert model.status_counts() == expected, step
         assert set(model.shown_ids()) == set(shown)
+        # The progress line's figures, kept the same way, are count_work's over every row.
+        live = {i: ("embedding", 70.0) for i in rng.sample(sorted(shown), min(3, len(shown)))}
+        kept, walked = model.work_counts(live), count_work(model.items(), live)
+        assert kept == dataclasses.replace(walked, partial_bytes=kept.partial_bytes), step
+        assert kept.partial_bytes == pytest.approx(walked.partial_bytes), step
+        assert [c.id for c in model.containers()] == [
+            i.id for i in model.items() if i.type is ItemType.DIRECTORY
+        ]
+        for container in model.containers():
+            assert {c.id for c in model.children_of(container.id)} == {
+                i.id for i in model.items() if i.parent_id == container.id
+            }
     qtmodeltester.check(model)

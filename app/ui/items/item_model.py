@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import KeysView
+from collections.abc import KeysView, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -38,8 +38,16 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 
-from app.knowledge.types import RUNNING_STATUSES, Item, ItemPhase, ItemStatus, ItemType
+from app.knowledge.types import (
+    RUNNING_STATUSES,
+    Item,
+    ItemPhase,
+    ItemStatus,
+    ItemType,
+    WorkCounts,
+)
 from app.ui import errors
+from app.ui.eta import WorkTally
 from app.ui.items.file_formats import file_format
 from app.ui.items.item_names import display_name, folder_parts, secondary_text, sort_key
 
@@ -243,6 +251,9 @@ class ItemTreeModel(QStandardItemModel):
         self._dirty: set[_Row | _Folder] = set()
         # the documents' statuses, kept row by row (the status bar asks after every read)
         self._counts: Counter[ItemStatus] = Counter()
+        # the progress line's figures, kept the same way (progress.py)
+        self._work = WorkTally()
+        self._containers: dict[str, None] = {}  # ids, in the order they came
         self._locale = QLocale()
         # linked folders: item id -> (state for the Type cell, tooltip lines) (linked_folders.py)
         self._sync: dict[str, tuple[str, str]] = {}
@@ -256,6 +267,8 @@ class ItemTreeModel(QStandardItemModel):
         self._live.clear()
         self._dirty.clear()
         self._counts.clear()
+        self._work = WorkTally()
+        self._containers.clear()
 
     def apply_items(
         self,
@@ -368,6 +381,23 @@ class ItemTreeModel(QStandardItemModel):
     def status_counts(self) -> Counter[ItemStatus]:
         """How many documents (containers aside) are in each status."""
         return +self._counts
+
+    def item_by_id(self, item_id: str) -> Item | None:
+        row = self._rows.get(item_id)
+        return row.item if row is not None else None
+
+    def work_counts(self, live: Mapping[str, tuple[str, float]]) -> WorkCounts:
+        """count_work of every item shown, without walking them (eta.WorkTally)."""
+        return self._work.counts(live, self.item_by_id)
+
+    def containers(self) -> list[Item]:
+        """The folders and sitemaps shown."""
+        return [self._rows[i].item for i in self._containers]
+
+    def children_of(self, item_id: str) -> list[Item]:
+        """The shown items whose catalog parent is this one."""
+        row = self._rows.get(item_id)
+        return [self._rows[k].item for k in row.kids if k in self._rows] if row else []
 
     def shown_ids(self) -> KeysView[str]:
         """The ids of the items shown (a live view: cheap to test membership in)."""
@@ -519,6 +549,7 @@ class ItemTreeModel(QStandardItemModel):
         gone = self._rows.pop(row.item.id, None)
         if gone is not None:
             self._tally_status(gone.item, -1)
+            self._containers.pop(gone.item.id, None)
         self._live.pop(row.item.id, None)
         # Its folder rows go with it (removeRow deletes their cells): never write them again.
         self._dirty.difference_update(row.folders.values())
@@ -597,6 +628,8 @@ class ItemTreeModel(QStandardItemModel):
                     parent.kids.add(item.id)
                 self._rows[item.id] = row
                 self._tally_status(item, 1)
+                if item.type in CONTAINERS:
+                    self._containers[item.id] = None
                 self._fill(row, fresh=True)
                 holder = row.parent.cells[Column.NAME] if row.parent else self.invisibleRootItem()
                 holder.appendRow(row.cells)
@@ -609,6 +642,7 @@ class ItemTreeModel(QStandardItemModel):
     def _tally_status(self, item: Item, change: int) -> None:
         if item.type not in CONTAINERS:
             self._counts[item.status] += change
+        self._work.change(item, change)
 
     def _holder_of(self, item: Item) -> _Node | None:
         """The row a new item is shown under: its parent's, or a folder row inside it."""
