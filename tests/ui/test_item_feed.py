@@ -115,3 +115,33 @@ def test_a_full_read_shows_what_partial_reads_missed_and_applies_only_that(
     # The window was handed the one differing row, not the 20 read.
     assert applied == [0, 1]
     qtmodeltester.check(model)
+
+
+def test_reads_are_spaced_by_what_they_cost(qtbot: QtBot, ui_ctx: UiContext) -> None:
+    # A big base's read costs tens of ms: reading again 120 ms later, all the time, took a
+    # core's worth of the window while a library was indexed.
+    service = ui_ctx.service
+    ui_ctx.executor.shutdown()
+    base = service.create_base("feed")
+    service.add_note(base.id, "note", "Text of a note.")
+    model = ItemTreeModel()
+    feed = ItemFeed(ui_ctx, model)
+    with qtbot.waitSignal(feed.refreshed, timeout=WAIT_MS):
+        feed.set_base(base.id)
+    real_changes = service.item_changes
+
+    def slow(base_id: str, since: float) -> Any:
+        time.sleep(0.2)
+        return real_changes(base_id, since)
+
+    service.item_changes = slow  # type: ignore[method-assign]
+    with qtbot.waitSignal(feed.refreshed, timeout=WAIT_MS):
+        feed.reload_now()
+    assert feed._timer.interval() >= item_feed.READ_SPACING * 200
+    assert feed._timer.interval() <= item_feed.MAX_RELOAD_DELAY_MS
+
+    service.item_changes = real_changes  # type: ignore[method-assign]
+    with qtbot.waitSignal(feed.refreshed, timeout=WAIT_MS):
+        feed.reload_now()
+    # Cheap again: back to the short delay (a loaded machine may make it a little longer).
+    assert feed._timer.interval() < item_feed.READ_SPACING * 200

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtWidgets import QApplication
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
@@ -20,7 +20,7 @@ from pytestqt.qtbot import QtBot
 from app.knowledge.engine import Extraction
 from app.knowledge.jobs.reader_pool import InlineExtraction
 from app.knowledge.service import KnowledgeService
-from app.knowledge.types import Base, ItemPhase, ItemStatus, ItemType
+from app.knowledge.types import Base, Item, ItemPhase, ItemStatus, ItemType
 from app.runtime.executor import JobExecutor
 from app.ui import i18n, progress
 from app.ui.context import UiContext
@@ -430,3 +430,87 @@ def test_the_words_are_translated(qapp: QApplication, english: None) -> None:
     units = {"B", "KiB", "MiB", "GiB", "TiB"}
     english = [w for t in shown for w in re.findall(r"[A-Za-z]+", t) if w not in units]
     assert english == [], shown
+
+
+class _Feed(QObject):
+    """What the watcher reads of an ItemFeed: the shown base and its refreshed signal."""
+
+    refreshed = Signal()
+
+    def __init__(self, base_id: str) -> None:
+        super().__init__()
+        self.base_id = base_id
+
+
+def _entry(item_id: str, parent: str | None, **fields: Any) -> Item:
+    kind = ItemType.DIRECTORY if item_id.startswith("dir") else ItemType.FILE
+    return Item(
+        id=item_id,
+        base_id="b",
+        parent_id=parent,
+        type=kind,
+        source=f"/library/{item_id}",
+        title=item_id,
+        relative_path=None,
+        status=fields.get("status", ItemStatus.PROCESSING),
+        phase=fields.get("phase"),
+        progress=fields.get("progress"),
+        error_code=None,
+        error_message=None,
+        chunk_count=0,
+        size=fields.get("size", 1_000),
+        content_hash=None,
+        created_at=1.0,
+        updated_at=1.0,
+    )
+
+
+def test_running_folders_are_counted_again_only_when_their_children_moved(
+    quiet_ctx: UiContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A library import keeps hundreds of folders running: counting every folder's children
+    # at each refresh walked every row of the base.
+    counted: list[int] = []
+
+    def counting(items: Any, live: Any) -> Any:
+        items = list(items)
+        counted.append(len(items))
+        return count_work(items, live)
+
+    monkeypatch.setattr(progress, "count_work", counting)
+    model = ItemTreeModel()
+    rows = [_entry(f"dir{d}", None) for d in range(3)]
+    rows += [_entry(f"f{d}-{n}", f"dir{d}") for d in range(3) for n in range(4)]
+    model.apply_items(rows)
+    watcher = progress.ProgressWatcher(quiet_ctx, model, _Feed("b"))  # type: ignore[arg-type]
+
+    def folder_counts() -> dict[str, progress.WorkCounts]:
+        watcher._dirty = True
+        watcher.refresh()
+        return {f.id: c for f, c in watcher._folder_counts}
+
+    def fresh(folder: str) -> progress.WorkCounts:
+        return count_work(model.children_of(folder), watcher._live)
+
+    first = folder_counts()
+    assert sorted(counted) == [4, 4, 4]
+    assert all(first[f] == fresh(f) for f in first)
+
+    counted.clear()
+    folder_counts()
+    assert counted == []  # nothing moved: nothing counted again
+
+    # A file of dir1 completes: dir1 alone is counted again.
+    rows = [replace(r, status=ItemStatus.COMPLETED) if r.id == "f1-2" else r for r in rows]
+    model.apply_items(rows)
+    second = folder_counts()
+    assert counted == [4]
+    assert second["dir1"] == fresh("dir1") and second["dir1"].settled == 1
+
+    # Live progress of a file of dir2: dir2 alone.
+    counted.clear()
+    watcher._on_item_progress("b", "f2-0", "embedding", 50.0)
+    third = folder_counts()
+    assert counted == [4]
+    assert third["dir2"] == fresh("dir2") and third["dir2"].partial_bytes == 500
+    assert third["dir0"] == fresh("dir0")

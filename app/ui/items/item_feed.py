@@ -30,6 +30,11 @@ from app.ui.items.item_model import ItemTreeModel
 log = logging.getLogger(__name__)
 
 RELOAD_DELAY_MS = 120
+# The delay grows with what a read costs (reading it and showing it), so reads take at most
+# about 1 / READ_SPACING of the time: a 40,000-document base costs ~30 ms a read (its ids,
+# the rows missing from them), and 8 reads a second took a core's worth with the rest.
+READ_SPACING = 5
+MAX_RELOAD_DELAY_MS = 2_000
 # New rows shown per event-loop turn: inserting thousands at once would freeze the window.
 INSERT_SLICE = 10
 # A full read this often: what a partial read missed (a clock far off) is shown by then.
@@ -70,6 +75,7 @@ class ItemFeed(QObject):
         # When the last read started (its rows are as of then), and the last full one.
         self._read_at = 0.0
         self._full_at = 0.0
+        self._started = 0.0  # when the read in flight started (monotonic)
         self.clock: Callable[[], float] = time.time
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -143,6 +149,7 @@ class ItemFeed(QObject):
                 return service.item_changes(base_id, since)
 
         self._read_at = now
+        self._started = time.monotonic()
         self._ctx.tasks.run(
             read,
             lambda got: self._on_loaded(generation, got),
@@ -158,6 +165,10 @@ class ItemFeed(QObject):
         items, ids = got
         self._apply(generation, items, ids, first_read=not self._seen)
         self._seen = True
+        cost_ms = (time.monotonic() - self._started) * 1000
+        self._timer.setInterval(
+            int(min(MAX_RELOAD_DELAY_MS, max(RELOAD_DELAY_MS, READ_SPACING * cost_ms)))
+        )
 
     def _apply(
         self,

@@ -254,6 +254,8 @@ class ItemTreeModel(QStandardItemModel):
         # the progress line's figures, kept the same way (progress.py)
         self._work = WorkTally()
         self._containers: dict[str, None] = {}  # ids, in the order they came
+        # bumped whenever one of an item's children comes, changes or goes (kids_version)
+        self._kid_versions: Counter[str] = Counter()
         self._locale = QLocale()
         # linked folders: item id -> (state for the Type cell, tooltip lines) (linked_folders.py)
         self._sync: dict[str, tuple[str, str]] = {}
@@ -269,6 +271,7 @@ class ItemTreeModel(QStandardItemModel):
         self._counts.clear()
         self._work = WorkTally()
         self._containers.clear()
+        self._kid_versions.clear()
 
     def apply_items(
         self,
@@ -398,6 +401,11 @@ class ItemTreeModel(QStandardItemModel):
         """The shown items whose catalog parent is this one."""
         row = self._rows.get(item_id)
         return [self._rows[k].item for k in row.kids if k in self._rows] if row else []
+
+    def kids_version(self, item_id: str) -> int:
+        """Changes whenever one of the item's children came, changed or went: what was
+        counted over its children at one version holds until the next."""
+        return self._kid_versions[item_id]
 
     def shown_ids(self) -> KeysView[str]:
         """The ids of the items shown (a live view: cheap to test membership in)."""
@@ -640,6 +648,8 @@ class ItemTreeModel(QStandardItemModel):
         return added
 
     def _tally_status(self, item: Item, change: int) -> None:
+        if item.parent_id is not None:
+            self._kid_versions[item.parent_id] += 1
         if item.type not in CONTAINERS:
             self._counts[item.status] += change
         self._work.change(item, change)
