@@ -115,13 +115,19 @@ class WorkTally:
                     self.phased.discard(item.id)
 
     def counts(
-        self, live: Mapping[str, tuple[str, float]], lookup: Callable[[str], Item | None]
+        self,
+        live: Mapping[str, tuple[str, float]],
+        lookup: Callable[[str], Item | None],
+        parent: str | None = None,
     ) -> WorkCounts:
-        """What count_work gives for the items tallied; `lookup` finds a tallied item."""
+        """What count_work gives for the items tallied; `lookup` finds an item by id, and a
+        tally of one item's children names it (`parent`: `live` holds other items too)."""
         partial = 0.0
         for item_id in self.phased | live.keys():
             item = lookup(item_id)
             if item is None or item.size is None or item.type in CONTAINERS:
+                continue
+            if parent is not None and item.parent_id != parent:
                 continue
             if item.status in _SETTLED or item.status is ItemStatus.DELETING:
                 continue

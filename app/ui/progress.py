@@ -72,12 +72,6 @@ class ProgressWatcher(QObject):
         self._dirty = True
         self._base_counts = WorkCounts()
         self._folder_counts: list[tuple[Item, WorkCounts]] = []
-        # folder id -> (the model's kids_version, the counts of its children then): a library
-        # import keeps hundreds of folders running, and counting all their children again at
-        # every refresh walked every row
-        self._folder_cache: dict[str, tuple[int, WorkCounts]] = {}
-        # folders one of whose children's live progress moved since they were counted
-        self._live_moved: set[str] = set()
         self._jobs: dict[str, tuple[int, int]] = {}  # base id -> (queued, running) jobs
         self._summary: dict[str, WorkCounts] = {}
         self._reading = False
@@ -160,14 +154,13 @@ class ProgressWatcher(QObject):
         if self._feed.base_id != self._base_id:
             self._base_id = self._feed.base_id
             self._live.clear()
-            self._folder_cache.clear()
             self._base_run.reset()
             self._folder_runs.clear()
             self._dirty = True
 
     def _recount(self) -> None:
         """Count the shown base's items and its running folders' children (the model keeps
-        the base's figures as rows change: a big base is not walked at every refresh)."""
+        both as rows change: a linked folder of 40,000 files is not walked at every refresh)."""
         self._prune_live()
         model = self._model
         if self._base_id is None:
@@ -177,21 +170,10 @@ class ProgressWatcher(QObject):
             return
         self._base_counts = model.work_counts(self._live)
         running = [f for f in model.containers() if f.status in RUNNING_STATUSES]
-        self._folder_counts = [(folder, self._folder_work(folder.id)) for folder in running]
-        shown = {f.id for f in running}
-        for gone in self._folder_cache.keys() - shown:
-            del self._folder_cache[gone]
-        self._live_moved.clear()
+        self._folder_counts = [
+            (folder, model.children_work(folder.id, self._live)) for folder in running
+        ]
         self._dirty = False
-
-    def _folder_work(self, folder_id: str) -> WorkCounts:
-        version = self._model.kids_version(folder_id)
-        cached = self._folder_cache.get(folder_id)
-        if cached is not None and cached[0] == version and folder_id not in self._live_moved:
-            return cached[1]
-        counts = count_work(self._model.children_of(folder_id), self._live)
-        self._folder_cache[folder_id] = (version, counts)
-        return counts
 
     def _update_base(self, now: float, counts: dict[str, WorkCounts]) -> RunProgress | None:
         if self._base_id is None:
@@ -243,11 +225,6 @@ class ProgressWatcher(QObject):
             item = self._model.item_by_id(item_id)
             if item is None or item.status not in RUNNING_STATUSES:
                 del self._live[item_id]
-                self._moved(item)
-
-    def _moved(self, item: Item | None) -> None:
-        if item is not None and item.parent_id is not None:
-            self._live_moved.add(item.parent_id)
 
     def _schedule_refresh(self) -> None:
         if not self._recompute.isActive():
@@ -263,7 +240,6 @@ class ProgressWatcher(QObject):
     def _on_item_progress(self, base_id: str, item_id: str, phase: str, percent: float) -> None:
         if base_id == self._feed.base_id and base_id == self._base_id:
             self._live[item_id] = (phase, percent)
-            self._moved(self._model.item_by_id(item_id))
             self._dirty = True
             self._schedule_refresh()
 

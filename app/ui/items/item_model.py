@@ -254,8 +254,9 @@ class ItemTreeModel(QStandardItemModel):
         # the progress line's figures, kept the same way (progress.py)
         self._work = WorkTally()
         self._containers: dict[str, None] = {}  # ids, in the order they came
-        # bumped whenever one of an item's children comes, changes or goes (kids_version)
-        self._kid_versions: Counter[str] = Counter()
+        # the same figures over each item's children (a linked folder of a library has
+        # tens of thousands, and its progress line is refreshed several times a second)
+        self._kid_work: dict[str, WorkTally] = {}
         self._locale = QLocale()
         # linked folders: item id -> (state for the Type cell, tooltip lines) (linked_folders.py)
         self._sync: dict[str, tuple[str, str]] = {}
@@ -271,7 +272,7 @@ class ItemTreeModel(QStandardItemModel):
         self._counts.clear()
         self._work = WorkTally()
         self._containers.clear()
-        self._kid_versions.clear()
+        self._kid_work.clear()
 
     def apply_items(
         self,
@@ -402,10 +403,10 @@ class ItemTreeModel(QStandardItemModel):
         row = self._rows.get(item_id)
         return [self._rows[k].item for k in row.kids if k in self._rows] if row else []
 
-    def kids_version(self, item_id: str) -> int:
-        """Changes whenever one of the item's children came, changed or went: what was
-        counted over its children at one version holds until the next."""
-        return self._kid_versions[item_id]
+    def children_work(self, item_id: str, live: Mapping[str, tuple[str, float]]) -> WorkCounts:
+        """count_work of the item's shown children, without walking them."""
+        tally = self._kid_work.get(item_id)
+        return tally.counts(live, self.item_by_id, item_id) if tally is not None else WorkCounts()
 
     def shown_ids(self) -> KeysView[str]:
         """The ids of the items shown (a live view: cheap to test membership in)."""
@@ -649,7 +650,10 @@ class ItemTreeModel(QStandardItemModel):
 
     def _tally_status(self, item: Item, change: int) -> None:
         if item.parent_id is not None:
-            self._kid_versions[item.parent_id] += 1
+            kids = self._kid_work.get(item.parent_id)
+            if kids is None:
+                kids = self._kid_work[item.parent_id] = WorkTally()
+            kids.change(item, change)
         if item.type not in CONTAINERS:
             self._counts[item.status] += change
         self._work.change(item, change)
