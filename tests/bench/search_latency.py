@@ -1,9 +1,10 @@
-"""Search latency, recall and memory on a synthetic base of N chunks, against sqlite-vec.
+"""Search latency, recall and memory on a base of N chunks, against sqlite-vec.
 
     python tests/bench/search_latency.py N [--queries Q] [--ref-queries R]
                                            [--data gaussian|uniform] [--seed S]
+                                           [--text synthetic|real] [--eval-dir DIR]
 
-Builds a base of N chunks (384-d vectors, Zipf-distributed words, 100 chunks per item)
+Builds a base of N chunks (384-d vectors; synthetic or real text, see `--text` below)
 through the store's normal write path, with two reference tables in the same file:
 
 - `ref_vec0`: sqlite-vec's own vec0 table (float[384], cosine), searched with its KNN
@@ -23,6 +24,24 @@ all-MiniLM-L6-v2 embeddings (tests/bench/data, see fit_embedding_gaussian.py), w
 harder for sign-bit codes than the real embeddings; `uniform` draws uniformly from the
 sphere, the worst case for any quantised or graph index (the true top 10 are barely
 nearer than the rest). Queries are a corpus vector plus noise from the same distribution.
+
+Text (`--text`):
+
+- `synthetic` (default): 60 Zipf-distributed words a chunk (a 50,000-word vocabulary),
+  100 chunks an item titled `doc ...`; queries are 3 such words and a word of their own.
+- `real`: the very chunks fulltext_candidates.py builds for the same N and seed (its
+  `windows`, `variant` and `write_corpus`): every SciFact and NFCorpus document, title +
+  text, in 80-word windows, shuffled and repeated up to N, each further copy of a window
+  with its sentences rotated and about 10 % of its words dropped. Each copy of a document
+  is one item, its windows in text order, titled with the document's title (the store
+  gives a passage its material's title in the full-text title column), so an item holds
+  about 3 chunks instead of 100; the 1,000 chunks of the foreign append are the stream's
+  next 1,000. Queries are the first Q SciFact test queries (claims of 10-20 terms; 300 at
+  most), through the same search calls as the synthetic ones. The BEIR sets are read from ../shared/eval
+  (`--eval-dir`); without them the run stops with a message. Vectors stay drawn as above
+  (embedding N chunks with the real model is out of reach here), query vectors too: the
+  JSON says `"vectors": "drawn, not embedded"`. So `real` measures the BM25 stage on real
+  text and real queries; hybrid is that BM25 plus the same vector stage.
 
 Prints one JSON line.
 """
@@ -61,6 +80,15 @@ from app.knowledge.pipeline.store.pg import store as pg_store  # noqa: E402
 from app.knowledge.pipeline.store.pg.tokens import parse_match  # noqa: E402
 from app.knowledge.service import KnowledgeService  # noqa: E402
 from app.knowledge.types import IndexBackend, ItemStatus, ItemType, SearchMode  # noqa: E402
+from tests.bench.fulltext_candidates import (  # noqa: E402
+    EVAL_DIR,
+    _jsonl,
+    _need,
+    _test_qrels,
+    read_chunks,
+    windows,
+    write_corpus,
+)
 from tests.bench.pg_bench import (  # noqa: E402
     BUILD_SETTINGS,
     BulkLoad,
@@ -80,6 +108,8 @@ CHECKED_CHUNKS = 200_000  # up to this size the PostgreSQL base runs the store's
 GAUSSIAN = ROOT / "tests" / "bench" / "data" / "minilm_scifact_gaussian.npz"
 
 FloatMatrix = npt.NDArray[np.float32]
+# Items to write, in order: each its title and its chunks' texts (one material an item).
+Items = list[tuple[str, list[str]]]
 
 
 class BenchEmbedder:
@@ -160,34 +190,117 @@ def _chunk_texts(rng: np.random.Generator, n: int) -> list[str]:
     return [" ".join(_words(rng, WORDS_PER_CHUNK)) for _ in range(n)]
 
 
+def _synthetic_items(texts: list[str], prefix: str) -> Items:
+    """Synthetic texts as items of CHUNKS_PER_ITEM chunks, titled `doc <prefix><offset>`."""
+    return [
+        (f"doc {prefix}{start}", texts[start : start + CHUNKS_PER_ITEM])
+        for start in range(0, len(texts), CHUNKS_PER_ITEM)
+    ]
+
+
+@dataclass
+class RealText:
+    """`--text real`: fulltext_candidates.py's chunks as items (one a document copy), and
+    SciFact test queries."""
+
+    items: Items  # the N chunks of the base
+    appended: Items  # the APPENDED next ones, for the foreign append
+    queries: list[str]
+    info: dict[str, Any]
+
+
+def load_real_text(eval_dir: Path, n_chunks: int, n_queries: int, seed: int) -> RealText:
+    """The chunks fulltext_candidates.run writes for this N and seed, grouped into items:
+    the windows of one copy (one pass over the shuffled windows) of one document, in text
+    order, titled with the document's title."""
+    missing = [p for p in _need(eval_dir) if not p.is_file()]
+    if missing:
+        sys.exit(
+            f"search_latency: --text real needs the BEIR sets, not found in {eval_dir}; missing "
+            f"{', '.join(str(p) for p in missing)}. Pass --eval-dir DIR, a folder holding "
+            "scifact/ and nfcorpus/ in BEIR layout (corpus.jsonl, queries.jsonl, qrels/test.tsv)."
+        )
+    t = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    docs = _jsonl(eval_dir / "scifact" / "corpus.jsonl")
+    docs += _jsonl(eval_dir / "nfcorpus" / "corpus.jsonl")
+    # windows() document by document is windows() over them all, plus where each came from.
+    base = [
+        (title, text, d, k)
+        for d, doc in enumerate(docs)
+        for k, (title, text) in enumerate(windows([doc]))
+    ]
+    # The permutation of a list's shuffle depends on its length only: fulltext_candidates
+    # shuffles the (title, text) pairs into the same order with the same generator.
+    rng.shuffle(base)
+
+    def items(chunks: list[Any]) -> Items:
+        grouped: dict[tuple[int, int], list[tuple[int, str]]] = {}
+        titles: dict[tuple[int, int], str] = {}
+        for chunk in chunks:
+            row = chunk.id - 1
+            _, _, d, k = base[row % len(base)]
+            key = (row // len(base), d)
+            grouped.setdefault(key, []).append((k, chunk.body))
+            titles[key] = chunk.title
+        return [
+            (titles[key], [body for _, body in sorted(parts)]) for key, parts in grouped.items()
+        ]
+
+    with tempfile.TemporaryDirectory(prefix="search-latency-text-") as tmp:
+        work = Path(tmp)
+        write_corpus(work, [(title, text) for title, text, _, _ in base], n_chunks, rng)
+        main_items = items(list(read_chunks(work / "chunks.tsv")))
+        appended = items(list(read_chunks(work / "append.tsv"))[:APPENDED])
+    qrels = _test_qrels(eval_dir / "scifact" / "qrels" / "test.tsv")
+    queries = [
+        q["text"] for q in _jsonl(eval_dir / "scifact" / "queries.jsonl") if q["_id"] in qrels
+    ][:n_queries]
+    words = [len(text.split()) for _, texts in main_items for text in texts]
+    info = {
+        "eval_dir": str(eval_dir),
+        "base_windows": len(base),
+        "items": len(main_items),
+        "chunks_per_item_mean": round(len(words) / len(main_items), 2),
+        "words_per_chunk_mean": round(float(np.mean(words)), 1),
+        "query_terms_mean": round(float(np.mean([len(query_tokens(q).terms) for q in queries])), 1),
+        "prepare_s": round(time.perf_counter() - t, 1),
+    }
+    return RealText(main_items, appended, queries, info)
+
+
 def _add_items(
     svc: KnowledgeService,
     base_id: str,
     vectors: FloatMatrix,
-    texts: list[str],
+    items: Items,
     prefix: str,
     references: bool,
 ) -> list[int]:
+    """Each item through the store's write path (one material), its chunks with the next
+    rows of `vectors`."""
     store = svc.parts.stores.get(base_id)
     ref = store._writer  # the reference tables sit in the same file
     all_ids: list[int] = []
-    for start in range(0, len(vectors), CHUNKS_PER_ITEM):
-        part = vectors[start : start + CHUNKS_PER_ITEM]
+    start = 0
+    for title, texts in items:
+        part = vectors[start : start + len(texts)]
         item = svc.catalog.create_item(
             base_id,
             ItemType.FILE,
             f"/bench/{prefix}{start}.md",
-            f"doc {prefix}{start}",
+            title,
             status=ItemStatus.PROCESSING,
             relative_path=f"{prefix}{start}.md",
         )
         records, pos = [], 0
-        for text in texts[start : start + len(part)]:
+        for text in texts:
             records.append(
-                ChunkRecord(pos, pos + len(text), text, WORDS_PER_CHUNK, text_hash(text))
+                ChunkRecord(pos, pos + len(text), text, len(text.split()), text_hash(text))
             )
             pos += len(text) + 1
         ids = store.rebuild_material(item.id, f"{prefix}{start}.md", item.title, pos, records, part)
+        start += len(texts)
         if references:
             with ref:
                 rows = [(cid, v.tobytes()) for cid, v in zip(ids, part, strict=True)]
@@ -203,33 +316,48 @@ def _load_pg_items(
     base_id: str,
     load: BulkLoad,
     vectors: FloatMatrix,
-    texts: list[str],
+    items: Items,
     prefix: str,
     first_chunk_id: int,
-) -> None:
-    """The same chunks into the PostgreSQL base: catalog items as above, rows by COPY."""
+    first_material: int,
+) -> int:
+    """The same chunks into the PostgreSQL base: catalog items as above, rows by COPY.
+    Returns the number of materials written."""
     materials: list[tuple[int, str, str, str]] = []
-    first_material = (first_chunk_id - 1) // CHUNKS_PER_ITEM + 1
-    for n, start in enumerate(range(0, len(vectors), CHUNKS_PER_ITEM)):
+    start = 0
+    for n, (title, texts) in enumerate(items):
         item = svc.catalog.create_item(
             base_id,
             ItemType.FILE,
             f"/bench/{prefix}{start}.md",
-            f"doc {prefix}{start}",
+            title,
             status=ItemStatus.PROCESSING,
             relative_path=f"{prefix}{start}.md",
         )
         svc.catalog.set_item_status(item.id, ItemStatus.COMPLETED)
         materials.append((first_material + n, item.id, f"{prefix}{start}.md", item.title))
-    load.add(
-        first_chunk_id,
-        materials,
-        texts,
-        [WORDS_PER_CHUNK] * len(texts),
-        [text_hash(t) for t in texts],
-        vectors,
-        CHUNKS_PER_ITEM,
-    )
+        start += len(texts)
+    # BulkLoad.add gives every material of a call the same number of chunks: one call per
+    # run of equally long items (a short last item is a run of its own).
+    all_texts = [text for _, texts in items for text in texts]
+    i = start = 0
+    while i < len(items):
+        size = len(items[i][1])
+        j = i
+        while j < len(items) and len(items[j][1]) == size:
+            j += 1
+        texts = all_texts[start : start + size * (j - i)]
+        load.add(
+            first_chunk_id + start,
+            materials[i:j],
+            texts,
+            [len(t.split()) for t in texts],
+            [text_hash(t) for t in texts],
+            vectors[start : start + len(texts)],
+            size,
+        )
+        i, start = j, start + len(texts)
+    return len(items)
 
 
 @dataclass
@@ -253,6 +381,28 @@ class Built:
     build: dict[str, Any] = field(default_factory=dict)
 
 
+def _steps(n_chunks: int, real: RealText | None) -> list[tuple[int, int, Items | None]]:
+    """(first chunk, chunks, items) of each write step: 10,000 chunks of synthetic text
+    (its items made as the step comes, None here), or whole real items adding up to
+    10,000 chunks or more, sorted by length (the PostgreSQL load COPYs runs of equally
+    long items)."""
+    step = 100 * CHUNKS_PER_ITEM
+    if real is None:
+        return [(start, min(step, n_chunks - start), None) for start in range(0, n_chunks, step)]
+    out: list[tuple[int, int, Items | None]] = []
+    start = size = 0
+    batch: Items = []
+    for item in real.items:
+        batch.append(item)
+        size += len(item[1])
+        if size >= step:
+            out.append((start, size, sorted(batch, key=lambda it: len(it[1]))))
+            start, size, batch = start + size, 0, []
+    if batch:
+        out.append((start, size, sorted(batch, key=lambda it: len(it[1]))))
+    return out
+
+
 def build(
     data_dir: Path,
     n_chunks: int,
@@ -260,6 +410,7 @@ def build(
     rng: np.random.Generator,
     backends: set[str],
     pg: PgOptions | None = None,
+    real: RealText | None = None,
 ) -> Built:
     """The same vectors and texts into a SQLite base (the store's write path, with the two
     reference tables) and/or a PostgreSQL base (bulk COPY, then the indexes)."""
@@ -285,19 +436,24 @@ def build(
         built.pg_schema = svc.parts.stores.get(pg_base.id).schema  # type: ignore[attr-defined]
         load = BulkLoad(pg.dsn, built.pg_schema)
     sqlite_s = pg_s = 0.0
-    step = 100 * CHUNKS_PER_ITEM
-    for start in range(0, n_chunks, step):
-        part = draw.draw(min(step, n_chunks - start))
-        texts = _chunk_texts(rng, len(part))
+    materials = 0
+    for start, size, step_items in _steps(n_chunks, real):
+        part = draw.draw(size)
+        if step_items is None:
+            items = _synthetic_items(_chunk_texts(rng, size), f"{start}-")
+        else:
+            items = step_items
         built.corpus[start : start + len(part)] = part
         if built.sqlite_base is not None and built.sqlite_ids is not None:
             t = time.perf_counter()
-            got = _add_items(svc, built.sqlite_base, part, texts, f"{start}-", references=True)
+            got = _add_items(svc, built.sqlite_base, part, items, f"{start}-", references=True)
             built.sqlite_ids[start : start + len(part)] = got
             sqlite_s += time.perf_counter() - t
         if load is not None and built.pg_base is not None:
             t = time.perf_counter()
-            _load_pg_items(svc, built.pg_base, load, part, texts, f"{start}-", start + 1)
+            materials += _load_pg_items(
+                svc, built.pg_base, load, part, items, f"{start}-", start + 1, materials + 1
+            )
             pg_s += time.perf_counter() - t
     svc.close()
     built.build["sqlite_write_path_s"] = round(sqlite_s, 1)
@@ -635,27 +791,39 @@ def run(
     seed: int,
     backends: set[str],
     pg: PgOptions | None = None,
+    text: str = "synthetic",
+    eval_dir: Path = EVAL_DIR,
 ) -> dict[str, Any]:
+    real = load_real_text(eval_dir, n_chunks, n_queries, seed) if text == "real" else None
+    if real is not None:
+        n_queries = len(real.queries)  # SciFact has 300 test queries
     rng = np.random.default_rng(seed)
     draw = Vectors(kind, rng)
     out: dict[str, Any] = {
         "bench": "search_latency",
         "chunks": n_chunks,
         "data": kind,
+        "text": text,
         "queries": n_queries,
         "dims": DIMS,
         "backends": sorted(backends),
     }
+    if real is not None:
+        out["vectors"] = "drawn, not embedded"
+        out["real_text"] = real.info
     with tempfile.TemporaryDirectory() as tmp:
         data_dir = Path(tmp) / "data"
         t = time.perf_counter()
-        built = build(data_dir, n_chunks, draw, rng, backends, pg)
+        built = build(data_dir, n_chunks, draw, rng, backends, pg, real)
         out["build_s"] = round(time.perf_counter() - t, 1)
         out["build"] = built.build
 
         anchors = built.corpus[rng.integers(0, n_chunks, n_queries)]
         qvecs = _unit(anchors + draw.noise(n_queries))
-        texts = [" ".join(_words(rng, 3)) + f" q{i}" for i in range(n_queries)]
+        if real is None:
+            texts = [" ".join(_words(rng, 3)) + f" q{i}" for i in range(n_queries)]
+        else:
+            texts = real.queries
         if built.pg_base is not None and pg is not None:
             pg_ids = np.arange(1, n_chunks + 1, dtype=np.int64)
             exact = [exact_top(built.corpus, pg_ids, q, 10) for q in qvecs]
@@ -673,7 +841,7 @@ def run(
         # After PostgreSQL: the probe's foreign append changes the SQLite base.
         if built.sqlite_base is not None and built.sqlite_ids is not None:
             out.update(
-                _sqlite_tier(Path(tmp), data_dir, built, texts, qvecs, ref_queries, draw, rng)
+                _sqlite_tier(Path(tmp), data_dir, built, texts, qvecs, ref_queries, draw, rng, real)
             )
     return out
 
@@ -687,6 +855,7 @@ def _sqlite_tier(
     ref_queries: int,
     draw: Vectors,
     rng: np.random.Generator,
+    real: RealText | None = None,
 ) -> dict[str, Any]:
     """The SQLite base measured from a fresh process (the probe), with a foreign append."""
     assert built.sqlite_base is not None and built.sqlite_ids is not None
@@ -721,8 +890,11 @@ def _sqlite_tier(
     # Another process (this one) appends APPENDED chunks while the probe is open.
     svc = KnowledgeService(data_dir, models=BenchModels())
     new_vectors = draw.draw(APPENDED)
-    new_texts = _chunk_texts(rng, APPENDED)
-    new_ids = _add_items(svc, base_id, new_vectors, new_texts, "appended-", references=True)
+    if real is None:
+        new_items = _synthetic_items(_chunk_texts(rng, APPENDED), "appended-")
+    else:
+        new_items = real.appended
+    new_ids = _add_items(svc, base_id, new_vectors, new_items, "appended-", references=True)
     svc.close()
     child.stdin.write(json.dumps({"vector": new_vectors[-1].tolist(), "id": new_ids[-1]}) + "\n")
     child.stdin.flush()
@@ -780,6 +952,19 @@ def main() -> None:
     parser.add_argument("--data", choices=("gaussian", "uniform"), default="gaussian")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
+        "--text",
+        choices=("synthetic", "real"),
+        default="synthetic",
+        help="chunk texts and queries: synthetic words (default), or real English from the "
+        "BEIR sets (SciFact + NFCorpus chunks, SciFact test queries)",
+    )
+    parser.add_argument(
+        "--eval-dir",
+        type=Path,
+        default=EVAL_DIR,
+        help="--text real: the folder holding scifact/ and nfcorpus/ (default: %(default)s)",
+    )
+    parser.add_argument(
         "--backend",
         choices=("sqlite", "postgres", "both"),
         default="sqlite",
@@ -820,9 +1005,17 @@ def main() -> None:
         return
     backends = {"sqlite", "postgres"} if args.backend == "both" else {args.backend}
     if "postgres" not in backends:
-        print(
-            json.dumps(run(args.n, args.queries, args.ref_queries, args.data, args.seed, backends))
+        result = run(
+            args.n,
+            args.queries,
+            args.ref_queries,
+            args.data,
+            args.seed,
+            backends,
+            text=args.text,
+            eval_dir=args.eval_dir,
         )
+        print(json.dumps(result))
         return
     settings = dict(BUILD_SETTINGS)
     for item in args.pg_setting:
@@ -838,7 +1031,17 @@ def main() -> None:
             args.text_queries or args.queries,
             server.settings,
         )
-        result = run(args.n, args.queries, args.ref_queries, args.data, args.seed, backends, pg)
+        result = run(
+            args.n,
+            args.queries,
+            args.ref_queries,
+            args.data,
+            args.seed,
+            backends,
+            pg,
+            text=args.text,
+            eval_dir=args.eval_dir,
+        )
     print(json.dumps(result))
 
 
