@@ -17,6 +17,7 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
+from collections.abc import Set as AbstractSet
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import replace
@@ -309,11 +310,23 @@ class KnowledgeService:
     def list_items(self, base_id: str) -> list[Item]:
         return self.catalog.list_items(base_id)
 
-    def item_changes(self, base_id: str, since: float) -> tuple[list[Item], set[str]]:
+    def item_changes(
+        self, base_id: str, since: float, known: AbstractSet[str] | None = None
+    ) -> tuple[list[Item], set[str]]:
         """The items changed at or after `since` (their updated_at), and the ids of every
         item the base has now: what a view of a big base needs to follow it without reading
-        every row again."""
+        every row again.
+
+        `known`, the ids the view shows: when the base has as many items as those and the
+        changed ones together, nothing went (a new item is always among the changed), so
+        the ids are not read at all (40,000 of them, several times a second, during a
+        library's import). A deletion and an addition between the two reads can make the
+        answer one read late; the view's periodic full read settles it."""
         changed = self.catalog.list_items(base_id, changed_since=since)
+        if known is not None:
+            ids = set(known).union(item.id for item in changed)
+            if self.catalog.count_items(base_id) == len(ids):
+                return changed, ids
         return changed, self.catalog.item_ids(base_id)
 
     def get_item(self, item_id: str) -> Item:

@@ -100,7 +100,7 @@ def test_a_full_read_shows_what_partial_reads_missed_and_applies_only_that(
 
     # A rename the partial reads never see (as when a writer's clock is far behind).
     real_changes = service.item_changes
-    service.item_changes = lambda base_id, since: ([], real_changes(base_id, since)[1])  # type: ignore[method-assign]
+    service.item_changes = lambda *args: ([], real_changes(*args)[1])  # type: ignore[method-assign]
     service.catalog.update_item(notes[5].id, title="Renamed behind the feed's back")
     with qtbot.waitSignal(feed.refreshed, timeout=WAIT_MS):
         feed.reload_now()
@@ -130,9 +130,9 @@ def test_reads_are_spaced_by_what_they_cost(qtbot: QtBot, ui_ctx: UiContext) -> 
         feed.set_base(base.id)
     real_changes = service.item_changes
 
-    def slow(base_id: str, since: float) -> Any:
+    def slow(*args: Any) -> Any:
         time.sleep(0.2)
-        return real_changes(base_id, since)
+        return real_changes(*args)
 
     service.item_changes = slow  # type: ignore[method-assign]
     with qtbot.waitSignal(feed.refreshed, timeout=WAIT_MS):
@@ -145,3 +145,30 @@ def test_reads_are_spaced_by_what_they_cost(qtbot: QtBot, ui_ctx: UiContext) -> 
         feed.reload_now()
     # Cheap again: back to the short delay (a loaded machine may make it a little longer).
     assert feed._timer.interval() < item_feed.READ_SPACING * 200
+
+
+def test_the_ids_are_read_only_when_something_went(ui_ctx: UiContext) -> None:
+    # A partial read of a 40,000-document base read every id to find the deleted ones;
+    # when the base has exactly the ids shown plus the changed ones, nothing went.
+    service = ui_ctx.service
+    ui_ctx.executor.shutdown()
+    base = service.create_base("feed")
+    notes = [service.add_note(base.id, f"note {n}", f"Text of note {n}.") for n in range(5)]
+    known = {n.id for n in notes}
+    reads: list[str] = []
+    real_ids = service.catalog.item_ids
+    service.catalog.item_ids = lambda base_id: reads.append(base_id) or real_ids(base_id)  # type: ignore[method-assign]
+    since = time.time() + 3600  # nothing changed since then
+
+    assert service.item_changes(base.id, since, known) == ([], known)
+    assert reads == []
+    added = service.add_note(base.id, "late", "A late note.")
+    changed, ids = service.item_changes(base.id, 0.0, known)
+    assert added.id in {i.id for i in changed} and ids == known | {added.id}
+    assert reads == []
+
+    service.catalog.set_item_status(notes[2].id, ItemStatus.DELETING)
+    service.catalog.delete_item_row(notes[2].id)
+    _, ids = service.item_changes(base.id, since, known | {added.id})
+    assert ids == (known | {added.id}) - {notes[2].id}
+    assert reads == [base.id]

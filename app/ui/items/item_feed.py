@@ -144,9 +144,11 @@ class ItemFeed(QObject):
                 return _differing(service.list_items(base_id), shown)
         else:
             since = self._read_at - CHANGE_MARGIN_S
+            # A copy: the reading thread must not walk the model's live keys.
+            known = frozenset(self._model.shown_ids())
 
             def read() -> Read:
-                return service.item_changes(base_id, since)
+                return service.item_changes(base_id, since, known)
 
         self._read_at = now
         self._started = time.monotonic()
