@@ -52,6 +52,7 @@ def main() -> None:
     window.confirm_quit = lambda _running: True
     window.show()
     window.start()
+    opened = time.monotonic()
     gaps: list[tuple[float, float]] = []
     last: list[float | None] = [None]
 
@@ -92,6 +93,12 @@ def main() -> None:
                 "maxStallMs": round(max(0.0, ordered[-1] - TICK_MS), 1),
                 "machineStalls": len(machine),
                 "maxAppStallMs": round(max(0.0, max(own, default=TICK_MS) - TICK_MS), 1),
+                # The five longest, each with when it started (s after the window opened),
+                # to line them up with what the window did then.
+                "longestStalls": [
+                    [round(start - opened, 1), round((end - start) * 1000 - TICK_MS, 1)]
+                    for start, end in sorted(gaps, key=lambda g: g[0] - g[1])[:5]
+                ],
             }
         ),
         flush=True,
