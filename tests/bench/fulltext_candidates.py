@@ -143,6 +143,7 @@ from app.knowledge.pipeline.store.index_store import (  # noqa: E402
     FTS_TABLE_SQL,
     TITLE_WEIGHT,
 )
+from tests.bench.retrieval_quality import load_jsonl, load_qrels  # noqa: E402
 
 U32Array = npt.NDArray[np.uint32]
 I32Array = npt.NDArray[np.int32]
@@ -1042,22 +1043,6 @@ def _need(eval_dir: Path) -> list[Path]:
     ]
 
 
-def _jsonl(path: Path) -> list[dict[str, str]]:
-    with path.open(encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
-
-def _test_qrels(path: Path) -> dict[str, dict[str, int]]:
-    qrels: dict[str, dict[str, int]] = {}
-    with path.open(encoding="utf-8") as fh:
-        next(fh)  # header
-        for line in fh:
-            qid, did, score = line.rstrip("\n").split("\t")
-            if int(score) > 0:
-                qrels.setdefault(qid, {})[did] = int(score)
-    return qrels
-
-
 def _clean(text: str) -> str:
     return " ".join(text.split())  # no tab or newline survives: the TSV stays one line a chunk
 
@@ -1449,11 +1434,11 @@ def quality(
     """nDCG@10 on real SciFact, its documents indexed whole, every test query."""
     from tests.bench.retrieval_quality import ndcg_at_k
 
-    docs = _jsonl(eval_dir / "scifact" / "corpus.jsonl")
-    qrels = _test_qrels(eval_dir / "scifact" / "qrels" / "test.tsv")
+    docs = load_jsonl(eval_dir / "scifact" / "corpus.jsonl")
+    qrels = load_qrels(eval_dir / "scifact" / "qrels" / "test.tsv")
     queries = [
         tokens.query(q["_id"], q["text"])
-        for q in _jsonl(eval_dir / "scifact" / "queries.jsonl")
+        for q in load_jsonl(eval_dir / "scifact" / "queries.jsonl")
         if q["_id"] in qrels
     ]
     path = work / "quality.tsv"
@@ -1514,14 +1499,14 @@ def run(args: argparse.Namespace, names: list[str], opts: Options) -> None:
             print(json.dumps({"candidate": name, "skipped": skipped[name]}), flush=True)
 
     rng = np.random.default_rng(args.seed)
-    base = windows(_jsonl(eval_dir / "scifact" / "corpus.jsonl"))
-    base += windows(_jsonl(eval_dir / "nfcorpus" / "corpus.jsonl"))
+    base = windows(load_jsonl(eval_dir / "scifact" / "corpus.jsonl"))
+    base += windows(load_jsonl(eval_dir / "nfcorpus" / "corpus.jsonl"))
     rng.shuffle(base)  # type: ignore[arg-type]
     tokens = TroveTokens()
-    qrels = _test_qrels(eval_dir / "scifact" / "qrels" / "test.tsv")
-    test_queries = [q for q in _jsonl(eval_dir / "scifact" / "queries.jsonl") if q["_id"] in qrels][
-        : args.queries
-    ]
+    qrels = load_qrels(eval_dir / "scifact" / "qrels" / "test.tsv")
+    test_queries = [
+        q for q in load_jsonl(eval_dir / "scifact" / "queries.jsonl") if q["_id"] in qrels
+    ][: args.queries]
     queries = [tokens.query(q["_id"], q["text"]) for q in test_queries]
 
     with tempfile.TemporaryDirectory(dir=args.workdir, prefix="fulltext-candidates-") as tmp:

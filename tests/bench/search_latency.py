@@ -82,9 +82,7 @@ from app.knowledge.service import KnowledgeService  # noqa: E402
 from app.knowledge.types import IndexBackend, ItemStatus, ItemType, SearchMode  # noqa: E402
 from tests.bench.fulltext_candidates import (  # noqa: E402
     EVAL_DIR,
-    _jsonl,
     _need,
-    _test_qrels,
     read_chunks,
     windows,
     write_corpus,
@@ -96,6 +94,7 @@ from tests.bench.pg_bench import (  # noqa: E402
     connect,
     join_ranking_query,
 )
+from tests.bench.retrieval_quality import load_jsonl, load_qrels  # noqa: E402
 
 DIMS = 384
 CHUNKS_PER_ITEM = 100
@@ -222,8 +221,8 @@ def load_real_text(eval_dir: Path, n_chunks: int, n_queries: int, seed: int) -> 
         )
     t = time.perf_counter()
     rng = np.random.default_rng(seed)
-    docs = _jsonl(eval_dir / "scifact" / "corpus.jsonl")
-    docs += _jsonl(eval_dir / "nfcorpus" / "corpus.jsonl")
+    docs = load_jsonl(eval_dir / "scifact" / "corpus.jsonl")
+    docs += load_jsonl(eval_dir / "nfcorpus" / "corpus.jsonl")
     # windows() document by document is windows() over them all, plus where each came from.
     base = [
         (title, text, d, k)
@@ -252,9 +251,9 @@ def load_real_text(eval_dir: Path, n_chunks: int, n_queries: int, seed: int) -> 
         write_corpus(work, [(title, text) for title, text, _, _ in base], n_chunks, rng)
         main_items = items(list(read_chunks(work / "chunks.tsv")))
         appended = items(list(read_chunks(work / "append.tsv"))[:APPENDED])
-    qrels = _test_qrels(eval_dir / "scifact" / "qrels" / "test.tsv")
+    qrels = load_qrels(eval_dir / "scifact" / "qrels" / "test.tsv")
     queries = [
-        q["text"] for q in _jsonl(eval_dir / "scifact" / "queries.jsonl") if q["_id"] in qrels
+        q["text"] for q in load_jsonl(eval_dir / "scifact" / "queries.jsonl") if q["_id"] in qrels
     ][:n_queries]
     words = [len(text.split()) for _, texts in main_items for text in texts]
     info = {
@@ -1004,18 +1003,22 @@ def main() -> None:
         probe(args)
         return
     backends = {"sqlite", "postgres"} if args.backend == "both" else {args.backend}
-    if "postgres" not in backends:
-        result = run(
+
+    def measure(pg: PgOptions | None) -> dict[str, Any]:
+        return run(
             args.n,
             args.queries,
             args.ref_queries,
             args.data,
             args.seed,
             backends,
+            pg,
             text=args.text,
             eval_dir=args.eval_dir,
         )
-        print(json.dumps(result))
+
+    if "postgres" not in backends:
+        print(json.dumps(measure(None)))
         return
     settings = dict(BUILD_SETTINGS)
     for item in args.pg_setting:
@@ -1031,17 +1034,7 @@ def main() -> None:
             args.text_queries or args.queries,
             server.settings,
         )
-        result = run(
-            args.n,
-            args.queries,
-            args.ref_queries,
-            args.data,
-            args.seed,
-            backends,
-            pg,
-            text=args.text,
-            eval_dir=args.eval_dir,
-        )
+        result = measure(pg)
     print(json.dumps(result))
 
 
