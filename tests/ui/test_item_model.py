@@ -195,7 +195,6 @@ def test_status_counts_are_kept_row_by_row(qtmodeltester: ModelTester) -> None:
         ]
         for container in model.containers():
             kids = [i for i in model.items() if i.parent_id == container.id]
-            assert {c.id for c in model.children_of(container.id)} == {i.id for i in kids}
             kept, walked = model.children_work(container.id, live), count_work(kids, live)
             assert kept == dataclasses.replace(walked, partial_bytes=kept.partial_bytes), step
             assert kept.partial_bytes == pytest.approx(walked.partial_bytes), step

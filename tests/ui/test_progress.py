@@ -490,7 +490,7 @@ def test_running_folders_are_counted_without_walking_their_children(
         return {f.id: c for f, c in watcher._folder_counts}
 
     def fresh(folder: str) -> progress.WorkCounts:
-        return count_work(model.children_of(folder), watcher._live)
+        return count_work([i for i in model.items() if i.parent_id == folder], watcher._live)
 
     first = folder_counts()
     assert set(first) == {"dir0", "dir1", "dir2"}

@@ -398,11 +398,6 @@ class ItemTreeModel(QStandardItemModel):
         """The folders and sitemaps shown."""
         return [self._rows[i].item for i in self._containers]
 
-    def children_of(self, item_id: str) -> list[Item]:
-        """The shown items whose catalog parent is this one."""
-        row = self._rows.get(item_id)
-        return [self._rows[k].item for k in row.kids if k in self._rows] if row else []
-
     def children_work(self, item_id: str, live: Mapping[str, tuple[str, float]]) -> WorkCounts:
         """count_work of the item's shown children, without walking them."""
         tally = self._kid_work.get(item_id)
@@ -557,7 +552,7 @@ class ItemTreeModel(QStandardItemModel):
                 self._forget(child)
         gone = self._rows.pop(row.item.id, None)
         if gone is not None:
-            self._tally_status(gone.item, -1)
+            self._tally(gone.item, -1)
             self._containers.pop(gone.item.id, None)
         self._live.pop(row.item.id, None)
         # Its folder rows go with it (removeRow deletes their cells): never write them again.
@@ -588,8 +583,8 @@ class ItemTreeModel(QStandardItemModel):
             if old == new:
                 continue
             row.item = new
-            self._tally_status(old, -1)
-            self._tally_status(new, 1)
+            self._tally(old, -1)
+            self._tally(new, 1)
             if new.status is not old.status or new.status not in RUNNING_STATUSES:
                 self._live.pop(item_id, None)  # the catalog has newer news than the runtime
             changes.append((old, new))
@@ -636,7 +631,7 @@ class ItemTreeModel(QStandardItemModel):
                 if parent is not None:
                     parent.kids.add(item.id)
                 self._rows[item.id] = row
-                self._tally_status(item, 1)
+                self._tally(item, 1)
                 if item.type in CONTAINERS:
                     self._containers[item.id] = None
                 self._fill(row, fresh=True)
@@ -648,7 +643,7 @@ class ItemTreeModel(QStandardItemModel):
             pending = later
         return added
 
-    def _tally_status(self, item: Item, change: int) -> None:
+    def _tally(self, item: Item, change: int) -> None:
         if item.parent_id is not None:
             kids = self._kid_work.get(item.parent_id)
             if kids is None:
