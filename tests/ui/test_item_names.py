@@ -4,7 +4,7 @@ title, keeps a folder's subfolders and says each file's format."""
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -292,9 +292,9 @@ def test_a_folder_added_in_slices_builds_its_rows_once(qtmodeltester: ModelTeste
     model = ItemTreeModel()
     root = item("r", ROOT, kind=ItemType.DIRECTORY)
     files = [item(f"f{n:02d}", f"{ROOT}/part{n % 3}/f{n:02d}.md", parent="r") for n in range(30)]
-    more = True
-    while more:
-        _, more = model.apply_items([root, *files], max_inserts=7)
+    _, pending = model.apply_items([root, *files], max_inserts=7)
+    while pending:
+        model.insert_pending(pending, 7)
         qtmodeltester.check(model)
     docs = model.index_of("r")
     assert names(model, docs) == ["part0", "part1", "part2"]
@@ -392,6 +392,8 @@ def test_a_read_that_finishes_after_the_window_went_changes_nothing() -> None:
     inside = item("f1", "/src/a/x.md", parent="D")
     model.apply_items([folder, inside])
     shiboken6.delete(model)
-    assert model.apply_items([folder]) == ([], False)
+    changes, pending = model.apply_items([folder])
+    assert (changes, list(pending)) == ([], [])
+    assert model.insert_pending(deque([inside])) == []
     model.set_progress("f1", "embedding", 50.0)
     model.set_run("D", {"text": "1 of 2", "short": "1/2", "fraction": 0.5})

@@ -19,6 +19,7 @@ from __future__ import annotations
 import gc
 import logging
 import time
+from collections import deque
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
@@ -173,16 +174,19 @@ class ItemFeed(QObject):
         )
 
     def _apply(
+        self, generation: int, items: list[Item], ids: set[str] | None, *, first_read: bool
+    ) -> None:
+        """Show a read: what changed at once, new rows a slice per event-loop turn."""
+        changes, pending = self._model.apply_items(items, max_inserts=INSERT_SLICE, ids=ids)
+        self._shown(generation, changes, pending, first_read)
+
+    def _shown(
         self,
         generation: int,
-        items: list[Item],
-        ids: set[str] | None,
-        *,
+        changes: list[tuple[Item | None, Item]],
+        pending: deque[Item],
         first_read: bool,
-        diff: bool = True,
     ) -> None:
-        """Show one slice of a read; the next slice follows once the window has painted."""
-        changes, more = self._model.apply_items(items, max_inserts=INSERT_SLICE, ids=ids, diff=diff)
         shown = self._model.item_count()
         if shown - self._frozen >= FREEZE_STEP:
             gc.freeze()
@@ -193,24 +197,22 @@ class ItemFeed(QObject):
             changed = old is None or old.status is not new.status
             if new.status is ItemStatus.FAILED and changed and not first_read:
                 self.itemFailed.emit(new)
-        if more:
+        if pending:
             self._in_flight = True  # a newer read waits until this one is shown whole
-            QTimer.singleShot(0, self, lambda: self._continue(generation, items, ids, first_read))
+            QTimer.singleShot(0, self, lambda: self._continue(generation, pending, first_read))
             return
         if self._dirty:
             self.reload_soon()
         else:
             self.refreshed.emit()
 
-    def _continue(
-        self, generation: int, items: list[Item], ids: set[str] | None, first_read: bool
-    ) -> None:
+    def _continue(self, generation: int, pending: deque[Item], first_read: bool) -> None:
         self._in_flight = False
         if generation != self._generation:
             self.reload_soon()  # another base was chosen meanwhile
             return
-        # The rows read were compared with the model's already: only new ones are left.
-        self._apply(generation, items, ids, first_read=first_read, diff=False)
+        changes = self._model.insert_pending(pending, INSERT_SLICE)
+        self._shown(generation, changes, pending, first_read)
 
     def _on_load_failed(self, generation: int, exc: BaseException) -> None:
         self._in_flight = False

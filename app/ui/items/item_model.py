@@ -19,7 +19,7 @@ The Python `Item` records stay the source of truth: cells are derived from them.
 from __future__ import annotations
 
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import KeysView, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -216,7 +216,11 @@ class _Tally:
 @dataclass(eq=False)
 class _Row:
     item: Item
-    cells: list[QStandardItem]
+    # The Name cell; the row's other cells are made by the model and reached through it
+    # (ItemTreeModel._cell). A cell made in Python keeps a wrapper as long as it lives, and
+    # every wrapper is an entry in one hash table: at 40,000 rows of 5 such cells, each time
+    # that table grew it stalled the window ~100 ms.
+    name: QStandardItem
     # the row it is shown under (a container's row, a folder row), None at the top
     parent: _Row | _Folder | None = None
     # containers: what their files add up to
@@ -232,7 +236,7 @@ class _Folder:
     """A folder row made from the paths of a folder item's files."""
 
     parts: tuple[str, ...]
-    cells: list[QStandardItem]
+    name: QStandardItem
     owner: _Row
     parent: _Row | _Folder
     tally: _Tally = field(default_factory=_Tally)
@@ -260,6 +264,14 @@ class ItemTreeModel(QStandardItemModel):
         self._locale = QLocale()
         # linked folders: item id -> (state for the Type cell, tooltip lines) (linked_folders.py)
         self._sync: dict[str, tuple[str, str]] = {}
+        # rows that got new rows under them in the slice being shown (None: the top level)
+        # -> the first new one
+        self._grown: dict[_Node | None, int] = {}
+        prototype = QStandardItem()
+        # Set on the cells, not in a flags() override: the view asks for every cell's flags
+        # on every paint, and a Python override would answer each of those.
+        prototype.setFlags(_CELL_FLAGS)
+        self.setItemPrototype(prototype)
         self._set_headers()
 
     # -- feeding ---------------------------------------------------------------------------
@@ -280,27 +292,42 @@ class ItemTreeModel(QStandardItemModel):
         *,
         max_inserts: int | None = None,
         ids: AbstractSet[str] | None = None,
-        diff: bool = True,
-    ) -> tuple[list[tuple[Item | None, Item]], bool]:
+    ) -> tuple[list[tuple[Item | None, Item]], deque[Item]]:
         """Make the tree show `items`: returns (old, new) for every item whose record changed
-        (old is None for new items), and whether new items were left out because of
-        `max_inserts` (call again with the same list and `diff=False` to add them: a big
-        import is shown in slices so the window stays responsive).
+        (old is None for new items), and the new items left out because of `max_inserts`,
+        parents first (hand them to `insert_pending` turn by turn: a big import is shown in
+        slices so the window stays responsive).
 
         With `ids`, `items` are only those that changed and `ids` every item the base has
         (ItemFeed's reads between full ones: a big base is not read whole for each change)."""
         if not shiboken6.isValid(self):
             # A read finished after the window (and with it this model's cells) went.
-            return [], False
-        changes: list[tuple[Item | None, Item]] = []
-        if diff:
-            self._remove_missing(ids if ids is not None else {item.id for item in items})
-            changes = self._update_existing({item.id: item for item in items})
-        fresh = [i for i in items if i.id not in self._rows and (ids is None or i.id in ids)]
-        batch = fresh if max_inserts is None else self._first_insertable(fresh, max_inserts)
-        changes.extend(self._insert_new(batch))
+            return [], deque()
+        self._remove_missing(ids if ids is not None else {item.id for item in items})
+        changes = self._update_existing({item.id: item for item in items})
+        pending = deque(
+            _parents_first(
+                [i for i in items if i.id not in self._rows and (ids is None or i.id in ids)]
+            )
+        )
+        changes.extend(self.insert_pending(pending, max_inserts))
+        return changes, pending
+
+    def insert_pending(
+        self, pending: deque[Item], limit: int | None = None
+    ) -> list[tuple[Item | None, Item]]:
+        """Show up to `limit` of `apply_items`' left-out items (taken from `pending`).
+
+        Each slice costs what it shows, not what is left: taking slices from the whole list
+        again made showing a 40,000-document import quadratic, and stalled the window."""
+        if not shiboken6.isValid(self):
+            pending.clear()
+            return []
+        count = len(pending) if limit is None else min(limit, len(pending))
+        batch = [pending.popleft() for _ in range(count)]
+        added = self._insert_new([item for item in batch if item.id not in self._rows])
         self._write_sums()
-        return changes, len(batch) < len(fresh)
+        return added
 
     def set_progress(self, item_id: str, phase: str, percent: float) -> None:
         if not shiboken6.isValid(self):
@@ -311,7 +338,7 @@ class ItemTreeModel(QStandardItemModel):
         if self._live.get(item_id) == (phase, percent):
             return
         self._live[item_id] = (phase, percent)
-        status = row.cells[Column.STATUS]
+        status = self._cell(row.name, Column.STATUS)
         status.setData(phase, Role.PHASE)
         status.setData(percent, Role.PROGRESS)
 
@@ -320,8 +347,11 @@ class ItemTreeModel(QStandardItemModel):
         if not shiboken6.isValid(self):
             return
         row = self._rows.get(item_id)
-        if row is not None and row.cells[Column.STATUS].data(Role.RUN) != run:
-            row.cells[Column.STATUS].setData(run, Role.RUN)
+        if row is None:
+            return
+        status = self._cell(row.name, Column.STATUS)
+        if status.data(Role.RUN) != run:
+            status.setData(run, Role.RUN)
 
     def set_sync_states(self, states: dict[str, tuple[str, str]]) -> None:
         """Show linked folders' sync states (short text, tooltip) on their rows."""
@@ -370,7 +400,7 @@ class ItemTreeModel(QStandardItemModel):
 
     def index_of(self, item_id: str, column: int = 0) -> QModelIndex:
         row = self._rows.get(item_id)
-        return row.cells[column].index() if row is not None else QModelIndex()
+        return row.name.index().siblingAtColumn(column) if row is not None else QModelIndex()
 
     def items(self) -> list[Item]:
         return [row.item for row in self._rows.values()]
@@ -412,19 +442,58 @@ class ItemTreeModel(QStandardItemModel):
     def _set_headers(self) -> None:
         self.setHorizontalHeaderLabels([header_label(c) for c in Column])
 
-    def _new_cells(self) -> list[QStandardItem]:
-        cells = [QStandardItem() for _ in range(_COLUMNS)]
-        for cell in cells:
-            # Set on the cells, not in a flags() override: the view asks for every cell's
-            # flags on every paint, and a Python override would answer each of those.
-            cell.setFlags(_CELL_FLAGS)
-        for column in (Column.CHUNKS, Column.SIZE):
-            cells[column].setData(_RIGHT, Qt.ItemDataRole.TextAlignmentRole)
-        return cells
+    @staticmethod
+    def _new_name() -> QStandardItem:
+        name = QStandardItem()
+        name.setFlags(_CELL_FLAGS)
+        return name
 
-    def _fill(self, row: _Row, *, fresh: bool = False) -> None:
-        """Write the cells from the row's Item; unchanged values are left alone (no signal).
-        `fresh` cells are not in the model yet: write them without comparing."""
+    def _cell(self, name: QStandardItem, column: int) -> QStandardItem:
+        """A shown row's cell in `column` (the model makes it from its prototype if needed)."""
+        if column == Column.NAME:
+            return name
+        return self.itemFromIndex(name.index().siblingAtColumn(column))
+
+    def _show(
+        self, name: QStandardItem, node: _Node | None, values: list[tuple[Column, int, object]]
+    ) -> None:
+        """Append a new row, its cells written: the Name cell before the row is shown (the
+        proxy sorts and filters by it), the others once it is, without a signal each (the
+        slice's new rows are announced together, _announce_grown)."""
+        self._write(name, [v for v in values if v[0] is Column.NAME], fresh=True)
+        holder = node.name if node is not None else self.invisibleRootItem()
+        if holder.columnCount() < _COLUMNS:
+            holder.setColumnCount(_COLUMNS)
+        self._grown.setdefault(node, holder.rowCount())
+        holder.appendRow(name)
+        rest = [v for v in values if v[0] is not Column.NAME]
+        rest += [
+            (c, Qt.ItemDataRole.TextAlignmentRole, _RIGHT) for c in (Column.CHUNKS, Column.SIZE)
+        ]
+        blocked = self.blockSignals(True)
+        try:
+            self._write(name, rest, fresh=True)
+        finally:
+            self.blockSignals(blocked)
+
+    def _announce_grown(self) -> None:
+        grown, self._grown = self._grown, {}
+        for node, first in grown.items():
+            parent = node.name.index() if node is not None else QModelIndex()
+            last = self.rowCount(parent) - 1
+            if last >= first:
+                self.dataChanged.emit(
+                    self.index(first, 1, parent), self.index(last, _COLUMNS - 1, parent), []
+                )
+
+    def _fill(self, row: _Row) -> None:
+        """Write the cells from the row's Item; unchanged values are left alone (no signal)."""
+        self._write(row.name, self._row_values(row), fresh=False)
+
+    def _fill_folder(self, folder: _Folder) -> None:
+        self._write(folder.name, self._folder_values(folder), fresh=False)
+
+    def _row_values(self, row: _Row) -> list[tuple[Column, int, object]]:
         item = row.item
         name = display_name(item)
         container = item.type in CONTAINERS
@@ -465,9 +534,9 @@ class ItemTreeModel(QStandardItemModel):
         values.append((Column.STATUS, Role.OCR_PAGES, _ocr_pages(item) if running else None))
         if container:
             values.append((Column.STATUS, Role.AGGREGATE, _plain(row.tally.counts)))
-        self._write(row.cells, values, fresh)
+        return values
 
-    def _fill_folder(self, folder: _Folder, *, fresh: bool = False) -> None:
+    def _folder_values(self, folder: _Folder) -> list[tuple[Column, int, object]]:
         name = folder.parts[-1]
         tally = folder.tally
         status = folder_status(tally.counts)
@@ -490,7 +559,7 @@ class ItemTreeModel(QStandardItemModel):
         ]
         for column in Column:
             values.append((column, Qt.ItemDataRole.ToolTipRole, where))
-        self._write(folder.cells, values, fresh)
+        return values
 
     def _number_values(self, chunks: int, size: int) -> list[tuple[Column, int, object]]:
         return [
@@ -508,12 +577,14 @@ class ItemTreeModel(QStandardItemModel):
             (Column.SIZE, Role.SORT, size),
         ]
 
-    @staticmethod
     def _write(
-        cells: list[QStandardItem], values: list[tuple[Column, int, object]], fresh: bool
+        self, name: QStandardItem, values: list[tuple[Column, int, object]], fresh: bool
     ) -> None:
+        cells: dict[int, QStandardItem] = {}
         for column, role, value in values:
-            cell = cells[column]
+            cell = cells.get(column)
+            if cell is None:
+                cell = cells[column] = self._cell(name, column)
             if fresh or cell.data(role) != value:
                 cell.setData(value, role)
 
@@ -539,7 +610,7 @@ class ItemTreeModel(QStandardItemModel):
         for row in gone:
             if row.item.id not in self._rows:
                 continue  # already removed with its parent
-            name = row.cells[Column.NAME]
+            name = row.name
             holder = name.parent() or self.invisibleRootItem()
             self._forget(row)
             holder.removeRow(name.row())
@@ -566,8 +637,8 @@ class ItemTreeModel(QStandardItemModel):
 
     def _prune(self, node: _Node | None) -> None:
         """Remove folder rows left empty, from the innermost out."""
-        while isinstance(node, _Folder) and node.cells[Column.NAME].rowCount() == 0:
-            name = node.cells[Column.NAME]
+        while isinstance(node, _Folder) and node.name.rowCount() == 0:
+            name = node.name
             holder = name.parent() or self.invisibleRootItem()
             holder.removeRow(name.row())
             node.owner.folders.pop(node.parts, None)
@@ -593,54 +664,25 @@ class ItemTreeModel(QStandardItemModel):
             self._fill(row)
         return changes
 
-    def _first_insertable(self, fresh: list[Item], limit: int) -> list[Item]:
-        """Up to `limit` new items whose parents are shown or come along in this slice."""
-        fresh_ids = {i.id for i in fresh}
-        chosen: list[Item] = []
-        taken: set[str] = set()
-        for item in fresh:
-            if len(chosen) >= limit:
-                break
-            parent = item.parent_id
-            if parent is None or parent in self._rows or parent in taken or parent not in fresh_ids:
-                chosen.append(item)
-                taken.add(item.id)
-        return chosen
-
     def _insert_new(self, fresh: list[Item]) -> list[tuple[Item | None, Item]]:
+        """Show new items; `fresh` is parents first (`_parents_first`)."""
         added: list[tuple[Item | None, Item]] = []
-        pending = fresh
-        # Parents first: a child whose parent is also new waits for the next pass.
-        while pending:
-            later: list[Item] = []
-            ready: list[Item] = []
-            for item in pending:
-                if (
-                    item.parent_id
-                    and item.parent_id not in self._rows
-                    and any(p.id == item.parent_id for p in pending)
-                ):
-                    later.append(item)
-                else:
-                    ready.append(item)
-            for item in ready:
-                row = _Row(item, self._new_cells())
-                row.cells[Column.NAME].setData(item.id, Role.ITEM_ID)
-                row.parent = self._holder_of(item)
-                parent = self._rows.get(item.parent_id) if item.parent_id else None
-                if parent is not None:
-                    parent.kids.add(item.id)
-                self._rows[item.id] = row
-                self._tally(item, 1)
-                if item.type in CONTAINERS:
-                    self._containers[item.id] = None
-                self._fill(row, fresh=True)
-                holder = row.parent.cells[Column.NAME] if row.parent else self.invisibleRootItem()
-                holder.appendRow(row.cells)
-                for node in self._above(row):
-                    node.tally.add(item)
-                added.append((None, item))
-            pending = later
+        for item in fresh:
+            row = _Row(item, self._new_name())
+            row.name.setData(item.id, Role.ITEM_ID)
+            row.parent = self._holder_of(item)
+            parent = self._rows.get(item.parent_id) if item.parent_id else None
+            if parent is not None:
+                parent.kids.add(item.id)
+            self._rows[item.id] = row
+            self._tally(item, 1)
+            if item.type in CONTAINERS:
+                self._containers[item.id] = None
+            self._show(row.name, row.parent, self._row_values(row))
+            for node in self._above(row):
+                node.tally.add(item)
+            added.append((None, item))
+        self._announce_grown()
         return added
 
     def _tally(self, item: Item, change: int) -> None:
@@ -669,10 +711,9 @@ class ItemTreeModel(QStandardItemModel):
     def _folder(self, owner: _Row, parts: tuple[str, ...], holder: _Node) -> _Folder:
         folder = owner.folders.get(parts)
         if folder is None:
-            folder = _Folder(parts, self._new_cells(), owner, holder)
-            folder.cells[Column.NAME].setData(f"{owner.item.id}/{'/'.join(parts)}", Role.FOLDER)
-            self._fill_folder(folder, fresh=True)
-            holder.cells[Column.NAME].appendRow(folder.cells)
+            folder = _Folder(parts, self._new_name(), owner, holder)
+            folder.name.setData(f"{owner.item.id}/{'/'.join(parts)}", Role.FOLDER)
+            self._show(folder.name, holder, self._folder_values(folder))
             owner.folders[parts] = folder
         return folder
 
@@ -715,7 +756,7 @@ class ItemTreeModel(QStandardItemModel):
 
     def _files_under(self, node: _Node) -> list[Item]:
         found: list[Item] = []
-        pending = [node.cells[Column.NAME]]
+        pending = [node.name]
         while pending:
             cell = pending.pop()
             for r in range(cell.rowCount()):
@@ -726,6 +767,28 @@ class ItemTreeModel(QStandardItemModel):
                 else:
                     found.append(row.item)
         return found
+
+
+def _parents_first(items: list[Item]) -> list[Item]:
+    """`items` in their order, except that an item whose parent is among them comes after it."""
+    ids = {item.id for item in items}
+    placed: set[str] = set()
+    waiting: dict[str, list[Item]] = {}  # parent id -> its children read before it
+    ordered: list[Item] = []
+    for item in items:
+        parent = item.parent_id
+        if parent is not None and parent in ids and parent not in placed and parent != item.id:
+            waiting.setdefault(parent, []).append(item)
+            continue
+        stack = [item]
+        while stack:
+            ready = stack.pop()
+            ordered.append(ready)
+            placed.add(ready.id)
+            stack.extend(reversed(waiting.pop(ready.id, [])))
+    # Children of a parent that never came (a cycle in a hostile catalog) still show, last.
+    ordered.extend(child for kids in waiting.values() for child in kids)
+    return ordered
 
 
 def _plain(counts: Counter[ItemStatus]) -> dict[str, int]:
