@@ -224,6 +224,41 @@ def test_a_busy_provider_is_retried_with_backoff_then_the_stage_stops(
     assert (item.status, item.error_code) == (ItemStatus.COMPLETED, None)
 
 
+def test_a_batch_is_written_while_the_next_one_embeds(
+    svc: KnowledgeService, models: FakeModels, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Written one after the other, the writes left the cores idle ~10 % of the stage.
+    base_id = _hybrid_base(svc)
+    _notes(svc, base_id, 4)
+    svc.pause_vectors(base_id)
+    svc.run_pending_jobs(base_id)
+    svc.resume_vectors(base_id)
+    svc.parts.embed_batch_size = 2
+    models.embedder_instance.calls.clear()
+    second_call = threading.Event()
+    models.embedder_instance.before_embed = lambda _texts: (
+        second_call.set() if len(models.embedder_instance.calls) == 2 else None
+    )
+    store = svc.parts.stores.get(base_id)
+    add_vectors = store.add_vectors
+    overlapped: list[bool] = []
+
+    def first_write_waits_for_the_second_call(*args: object) -> int:
+        if not overlapped:
+            # Sequential, the second call would only come after this write: it times out.
+            overlapped.append(second_call.wait(timeout=10))
+        return add_vectors(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "add_vectors", first_write_waits_for_the_second_call)
+    svc.run_pending_jobs(base_id)
+    assert overlapped == [True]
+    status = svc.vector_status(base_id)
+    assert status.vectors == status.chunks and status.waiting_documents == 0
+    # Nothing embedded twice.
+    texts = models.embedder_instance.texts_embedded
+    assert len(texts) == len(set(texts)) == status.chunks
+
+
 def test_a_slice_queues_the_stage_again_without_using_an_attempt(
     svc: KnowledgeService, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -20,9 +20,11 @@ the share of its chunks that have vectors; the phase goes when the last one is w
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +33,7 @@ from app.knowledge import vector_stage
 from app.knowledge.catalog import Job
 from app.knowledge.chunk_sizing import sizing_for
 from app.knowledge.jobs.context import JobContext
-from app.knowledge.jobs.errors import ItemFailure, PollLater, RetryableFailure
+from app.knowledge.jobs.errors import ItemFailure, JobCancelled, PollLater, RetryableFailure
 from app.knowledge.jobs.index_documents import embed_batch, job_batch_size, text_hash
 from app.knowledge.jobs.kinds import JobKind, policy_for, vectors_key
 from app.knowledge.pipeline.indexing.token_count import ChunkSizing, embedding_input
@@ -139,8 +141,42 @@ class _Progress:
     batches: int = 0  # written by this run
 
 
+@dataclass(slots=True)
+class _Batch:
+    """Chunks whose vectors are being made: those the base had by text, the rest embedded."""
+
+    chunks: Sequence[PendingChunk]
+    hashes: list[str]
+    known: dict[str, np.ndarray]
+    todo: dict[str, str]  # hash -> text, for the embedder
+    embedded: Future[FloatMatrix] | None = None
+
+    def submit(self, pool: ThreadPoolExecutor, embed: Embed, dims: int, recent: Vectors) -> None:
+        """Send what is still missing to the embedder (the batch before may have made some)."""
+        for h in [h for h in self.todo if h in recent]:
+            self.known[h] = recent[h]
+            del self.todo[h]
+        if self.todo:
+            self.embedded = pool.submit(embed_batch, embed, list(self.todo.values()), dims)
+
+    def made(self) -> Vectors:
+        """The new vectors, by hash (waits for the embedder)."""
+        if self.embedded is None:
+            return {}
+        return dict(zip(self.todo, self.embedded.result(), strict=True))
+
+
+Embed = Callable[[list[str]], object]
+Vectors = dict[str, np.ndarray]
+
+
 def _work(ctx: JobContext, base: Base, store: BaseIndex, until: float, progress: _Progress) -> bool:
-    """Embed and write batches until none is left (True) or the slice is over (False)."""
+    """Embed and write batches until none is left (True) or the slice is over (False).
+
+    A batch is written while the next one embeds: one after the other, the writes left both
+    cores idle ~10 % of the time and the stage ran at ~0.8x of the model's own speed. The
+    next batch is sent only once the one before is embedded, so a pause or a cancel during
+    an embedding stops the stage after that batch, as before."""
     parts = ctx.parts
     assert base.embedding_model is not None and base.dimensions is not None
     try:
@@ -151,40 +187,63 @@ def _work(ctx: JobContext, base: Base, store: BaseIndex, until: float, progress:
         raise ItemFailure(exc.code, exc.message) from exc
     batch_size = job_batch_size(embedder, parts.embed_batch_size)
     sizing = sizing_for(base, parts.models)
+    embed, dims = embedder.embed, base.dimensions
     after = 0
-    while True:
-        ctx.raise_if_cancelled()
-        if _held(ctx, base.id):
-            return True  # paused, or stopped elsewhere: nothing is left to do in this run
-        pending = store.pending_vectors(after, batch_size)
-        if not pending:
-            return True
-        after = pending[-1].chunk_id
-        _embed_and_write(store, pending, sizing, embedder.embed, base.dimensions)
-        progress.batches += 1
-        _report(ctx, store, {c.item_id for c in pending})
-        if time.monotonic() > until:
-            return False
+    flight: _Batch | None = None  # sent to the embedder, not written yet
+    # One thread: the provider sees one call at a time, as before.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="trove-vectors") as pool:
+        try:
+            while True:
+                ctx.raise_if_cancelled()
+                following: _Batch | None = None
+                # A run makes at least one batch, however short its slice.
+                over = after > 0 and time.monotonic() > until
+                if not over and not _held(ctx, base.id):
+                    pending = store.pending_vectors(after, batch_size)
+                    if pending:
+                        after = pending[-1].chunk_id
+                        following = _prepare(store, pending, sizing)
+                made: Vectors = {}
+                if flight is not None:
+                    made = flight.made()
+                    if following is not None and (
+                        ctx.cancelled() is not None or _held(ctx, base.id)
+                    ):
+                        following = None  # paused or cancelled while it embedded
+                if following is not None:
+                    following.submit(pool, embed, dims, made)
+                if flight is not None:
+                    _write(store, flight, made)
+                    progress.batches += 1
+                    _report(ctx, store, {c.item_id for c in flight.chunks})
+                flight = following
+                if flight is None:
+                    return not over
+        except JobCancelled:
+            # The batch sent is paid for (a remote provider bills it): keep it.
+            if flight is not None:
+                with contextlib.suppress(RetryableFailure, ItemFailure):
+                    _write(store, flight, flight.made())
+            raise
 
 
-def _embed_and_write(
-    store: BaseIndex,
-    pending: Sequence[PendingChunk],
-    sizing: ChunkSizing,
-    embed: Callable[[list[str]], object],
-    dims: int,
-) -> None:
-    """Vectors for these chunks: those of the same text the base has, the rest embedded
-    (each distinct text once); written in one transaction."""
+def _prepare(store: BaseIndex, pending: Sequence[PendingChunk], sizing: ChunkSizing) -> _Batch:
+    """Vectors for these chunks: those of the same text the base has; the rest to embed
+    (each distinct text once)."""
     inputs = [embedding_input(sizing.header(c.title), c.text) for c in pending]
     hashes = [text_hash(text) for text in inputs]
     known = store.vectors_for_hashes(hashes)
     todo = {h: text for h, text in zip(hashes, inputs, strict=True) if h not in known}
-    if todo:
-        vectors = embed_batch(embed, list(todo.values()), dims)
-        known.update(zip(todo, vectors, strict=True))
-    matrix: FloatMatrix = np.stack([known[h] for h in hashes]).astype(np.float32, copy=False)
-    store.add_vectors([c.chunk_id for c in pending], matrix)
+    return _Batch(pending, hashes, known, todo)
+
+
+def _write(store: BaseIndex, batch: _Batch, made: Vectors) -> None:
+    """The batch's vectors, written in one transaction."""
+    batch.known.update(made)
+    matrix: FloatMatrix = np.stack([batch.known[h] for h in batch.hashes]).astype(
+        np.float32, copy=False
+    )
+    store.add_vectors([c.chunk_id for c in batch.chunks], matrix)
 
 
 def _report(ctx: JobContext, store: BaseIndex, item_ids: set[str]) -> None:
