@@ -218,6 +218,7 @@ def _work(ctx: JobContext, base: Base, store: BaseIndex, until: float, progress:
                     _report(ctx, store, {c.item_id for c in flight.chunks})
                 flight = following
                 if flight is None:
+                    ctx.raise_if_cancelled()  # handed back, not finished
                     return not over
         except JobCancelled:
             # The batch sent is paid for (a remote provider bills it): keep it.

@@ -26,7 +26,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from app.knowledge.types import Item, ItemStatus
 from app.ui.context import UiContext
-from app.ui.items.item_model import ItemTreeModel
+from app.ui.items.item_model import ItemTreeModel, parents_first
 
 log = logging.getLogger(__name__)
 
@@ -49,12 +49,18 @@ CHANGE_MARGIN_S = 10.0
 # reference counts (no cycles).
 FREEZE_STEP = 1_000
 
-Read = tuple[list[Item], set[str] | None]  # the rows read; every id of the base, or None (all)
+Read = tuple[list[Item], set[str]]  # the rows read (parents first), every id of the base
 
 
 def _differing(items: list[Item], shown: dict[str, Item]) -> Read:
     """A full read as a partial one: the rows that differ from those shown, and every id."""
-    return [item for item in items if shown.get(item.id) != item], {item.id for item in items}
+    return _ordered([item for item in items if shown.get(item.id) != item], items)
+
+
+def _ordered(changed: list[Item], every: list[Item] | set[str]) -> Read:
+    """A read as the model takes it (parents first), worked out on the reading thread."""
+    ids = every if isinstance(every, set) else {item.id for item in every}
+    return parents_first(changed), ids
 
 
 class ItemFeed(QObject):
@@ -134,7 +140,8 @@ class ItemFeed(QObject):
             self._full_at = now
 
             def read() -> Read:
-                return service.list_items(base_id), None
+                items = service.list_items(base_id)
+                return _ordered(items, items)
         elif now - self._full_at >= FULL_READ_S:
             self._full_at = now
             # No other read is applied before this one lands (_in_flight), so what is shown
@@ -149,7 +156,7 @@ class ItemFeed(QObject):
             known = frozenset(self._model.shown_ids())
 
             def read() -> Read:
-                return service.item_changes(base_id, since, known)
+                return _ordered(*service.item_changes(base_id, since, known))
 
         self._read_at = now
         self._started = time.monotonic()
@@ -177,7 +184,9 @@ class ItemFeed(QObject):
         self, generation: int, items: list[Item], ids: set[str] | None, *, first_read: bool
     ) -> None:
         """Show a read: what changed at once, new rows a slice per event-loop turn."""
-        changes, pending = self._model.apply_items(items, max_inserts=INSERT_SLICE, ids=ids)
+        changes, pending = self._model.apply_items(
+            items, max_inserts=INSERT_SLICE, ids=ids, ordered=True
+        )
         self._shown(generation, changes, pending, first_read)
 
     def _shown(
