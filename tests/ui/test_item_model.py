@@ -129,21 +129,21 @@ def test_column_count_constant_matches_the_enum() -> None:
 def test_big_imports_are_shown_in_slices(qtmodeltester: ModelTester) -> None:
     model = ItemTreeModel()
     items = [_item("dir1")] + [_item(f"f{n:02d}", "dir1") for n in range(25)] + [_item("z")]
-    changes, pending = model.apply_items(items, max_inserts=10)
+    changes, pending = model.apply_items(items, max_rows=10)
     assert (len(changes), len(pending)) == (10, 17)
     assert model.rowCount(model.index_of("dir1")) == 9
     while pending:
         # Each turn takes its slice off what is left (a turn never walks the whole read).
         left = len(pending)
-        assert len(model.insert_pending(pending, 10)) == left - len(pending) == min(10, left)
+        assert len(model.show_pending(pending, 10)) == left - len(pending) == min(10, left)
         qtmodeltester.check(model)
     assert len(model.items()) == 27
     # A child never arrives before its parent, even when it was read first.
     orphan_first = [_item("g1", "dir2"), _item("dir2"), _item("g2", "g1")]
     model = ItemTreeModel()
-    changes, pending = model.apply_items(orphan_first, max_inserts=1)
+    changes, pending = model.apply_items(orphan_first, max_rows=1)
     assert [new.id for _, new in changes] == ["dir2"]
-    assert [new.id for _, new in model.insert_pending(pending)] == ["g1", "g2"]
+    assert [new.id for _, new in model.show_pending(pending)] == ["g1", "g2"]
     assert model.rowCount(model.index_of("dir2")) == 1
     assert model.rowCount(model.index_of("g1")) == 1
     qtmodeltester.check(model)

@@ -292,9 +292,9 @@ def test_a_folder_added_in_slices_builds_its_rows_once(qtmodeltester: ModelTeste
     model = ItemTreeModel()
     root = item("r", ROOT, kind=ItemType.DIRECTORY)
     files = [item(f"f{n:02d}", f"{ROOT}/part{n % 3}/f{n:02d}.md", parent="r") for n in range(30)]
-    _, pending = model.apply_items([root, *files], max_inserts=7)
+    _, pending = model.apply_items([root, *files], max_rows=7)
     while pending:
-        model.insert_pending(pending, 7)
+        model.show_pending(pending, 7)
         qtmodeltester.check(model)
     docs = model.index_of("r")
     assert names(model, docs) == ["part0", "part1", "part2"]
@@ -394,6 +394,6 @@ def test_a_read_that_finishes_after_the_window_went_changes_nothing() -> None:
     shiboken6.delete(model)
     changes, pending = model.apply_items([folder])
     assert (changes, list(pending)) == ([], [])
-    assert model.insert_pending(deque([inside])) == []
+    assert model.show_pending(deque([inside])) == []
     model.set_progress("f1", "embedding", 50.0)
     model.set_run("D", {"text": "1 of 2", "short": "1/2", "fraction": 0.5})

@@ -36,8 +36,8 @@ RELOAD_DELAY_MS = 120
 # the rows missing from them), and 8 reads a second took a core's worth with the rest.
 READ_SPACING = 5
 MAX_RELOAD_DELAY_MS = 2_000
-# New rows shown per event-loop turn: inserting thousands at once would freeze the window.
-INSERT_SLICE = 10
+# Rows shown or changed per event-loop turn: thousands at once would freeze the window.
+ROW_SLICE = 10
 # A full read this often: what a partial read missed (a clock far off) is shown by then.
 FULL_READ_S = 30.0
 # A partial read also takes the rows written this long before the last read started.
@@ -193,9 +193,7 @@ class ItemFeed(QObject):
         self, generation: int, items: list[Item], ids: set[str] | None, *, first_read: bool
     ) -> None:
         """Show a read: what changed at once, new rows a slice per event-loop turn."""
-        changes, pending = self._model.apply_items(
-            items, max_inserts=INSERT_SLICE, ids=ids, ordered=True
-        )
+        changes, pending = self._model.apply_items(items, max_rows=ROW_SLICE, ids=ids, ordered=True)
         self._shown(generation, changes, pending, first_read)
 
     def _shown(
@@ -229,7 +227,7 @@ class ItemFeed(QObject):
         if generation != self._generation:
             self.reload_soon()  # another base was chosen meanwhile
             return
-        changes = self._model.insert_pending(pending, INSERT_SLICE)
+        changes = self._model.show_pending(pending, ROW_SLICE)
         self._shown(generation, changes, pending, first_read)
 
     def _on_load_failed(self, generation: int, exc: BaseException) -> None:
