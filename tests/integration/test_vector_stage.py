@@ -70,6 +70,16 @@ def _hybrid_base(svc: KnowledgeService) -> str:
     return svc.create_base("kb", embedding_model="fake:bow", chunk_size=64, chunk_overlap=0).id
 
 
+def _read_not_embedded(svc: KnowledgeService, notes: int) -> str:
+    """A hybrid base of `notes` notes, read and searchable, its vector stage queued."""
+    base_id = _hybrid_base(svc)
+    _notes(svc, base_id, notes)
+    svc.pause_vectors(base_id)
+    svc.run_pending_jobs(base_id)
+    svc.resume_vectors(base_id)
+    return base_id
+
+
 def test_a_document_is_found_by_full_text_while_its_vectors_are_pending(
     svc: KnowledgeService, models: FakeModels
 ) -> None:
@@ -156,11 +166,7 @@ def test_a_pause_survives_a_restart_and_resume_finishes(tmp_path: Path, models: 
 def test_pausing_stops_a_running_stage_after_its_batch(
     svc: KnowledgeService, models: FakeModels
 ) -> None:
-    base_id = _hybrid_base(svc)
-    _notes(svc, base_id, 4)
-    svc.pause_vectors(base_id)
-    svc.run_pending_jobs(base_id)
-    svc.resume_vectors(base_id)
+    base_id = _read_not_embedded(svc, 4)
     calls = 0
 
     def pause_after_first(_texts: object) -> None:
@@ -200,11 +206,7 @@ def test_a_rejected_key_stops_the_stage_and_documents_stay_searchable(
 def test_a_busy_provider_is_retried_with_backoff_then_the_stage_stops(
     svc: KnowledgeService, models: FakeModels
 ) -> None:
-    base_id = _hybrid_base(svc)
-    _notes(svc, base_id, 1)
-    svc.pause_vectors(base_id)
-    svc.run_pending_jobs(base_id)
-    svc.resume_vectors(base_id)
+    base_id = _read_not_embedded(svc, 1)
     models.embedder_instance.fail_with = ProviderError("EMBEDDING_FAILED", "busy", retryable=True)
     ctx = JobContext(svc.parts)
     policy = policy_for(JobKind.EMBED_VECTORS)
@@ -228,11 +230,7 @@ def test_a_batch_is_written_while_the_next_one_embeds(
     svc: KnowledgeService, models: FakeModels, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Written one after the other, the writes left the cores idle ~10 % of the stage.
-    base_id = _hybrid_base(svc)
-    _notes(svc, base_id, 4)
-    svc.pause_vectors(base_id)
-    svc.run_pending_jobs(base_id)
-    svc.resume_vectors(base_id)
+    base_id = _read_not_embedded(svc, 4)
     svc.parts.embed_batch_size = 2
     models.embedder_instance.calls.clear()
     second_call = threading.Event()
@@ -262,11 +260,7 @@ def test_a_batch_is_written_while_the_next_one_embeds(
 def test_a_slice_queues_the_stage_again_without_using_an_attempt(
     svc: KnowledgeService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    base_id = _hybrid_base(svc)
-    _notes(svc, base_id, 3)
-    svc.pause_vectors(base_id)
-    svc.run_pending_jobs(base_id)
-    svc.resume_vectors(base_id)
+    base_id = _read_not_embedded(svc, 3)
     monkeypatch.setattr("app.knowledge.jobs.embed_vectors.SLICE_S", -1.0)  # one batch a run
     ctx = JobContext(svc.parts)
     runs = 0
@@ -345,11 +339,7 @@ def test_closing_the_window_mid_stage_fails_nothing_and_the_next_start_finishes(
 
 
 def test_one_process_at_a_time_runs_a_bases_vector_stage(svc: KnowledgeService) -> None:
-    base_id = _hybrid_base(svc)
-    _notes(svc, base_id, 2)
-    svc.pause_vectors(base_id)
-    svc.run_pending_jobs(base_id)
-    svc.resume_vectors(base_id)
+    base_id = _read_not_embedded(svc, 2)
     ctx = JobContext(svc.parts)
     first = svc.catalog.claim_next_job(base_id, owner=current_owner())
     assert first is not None and embed_vectors._take_lease(ctx, first)  # it runs meanwhile

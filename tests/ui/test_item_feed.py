@@ -31,6 +31,19 @@ def _counting(calls: Counter[str], name: str, fn: Callable[..., Any]) -> Callabl
     return counted
 
 
+def _handed(model: ItemTreeModel) -> list[int]:
+    """How many rows each apply_items call is handed, from now on."""
+    applied: list[int] = []
+    apply_items = model.apply_items
+
+    def counting(items: Any, **kwargs: Any) -> Any:
+        applied.append(len(items))
+        return apply_items(items, **kwargs)
+
+    model.apply_items = counting  # type: ignore[method-assign]
+    return applied
+
+
 def test_changes_between_full_reads_are_read_alone(
     qtbot: QtBot, ui_ctx: UiContext, qtmodeltester: ModelTester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -89,14 +102,7 @@ def test_a_full_read_shows_what_partial_reads_missed_and_applies_only_that(
     feed.clock = lambda: time.time() + offset[0]
     with qtbot.waitSignal(feed.refreshed, timeout=WAIT_MS):
         feed.set_base(base.id)
-    applied: list[int] = []
-    apply_items = model.apply_items
-
-    def counting(items: Any, **kwargs: Any) -> Any:
-        applied.append(len(items))
-        return apply_items(items, **kwargs)
-
-    model.apply_items = counting  # type: ignore[method-assign]
+    applied = _handed(model)
 
     # A rename the partial reads never see (as when a writer's clock is far behind).
     real_changes = service.item_changes
@@ -188,27 +194,13 @@ def test_a_partial_read_hands_the_window_only_rows_that_differ(
     feed = ItemFeed(ui_ctx, model)
     with qtbot.waitSignal(feed.refreshed, timeout=WAIT_MS):
         feed.set_base(base.id)
-    applied: list[int] = []
-    apply_items = model.apply_items
-
-    def counting(items: Any, **kwargs: Any) -> Any:
-        applied.append(len(items))
-        return apply_items(items, **kwargs)
-
-    model.apply_items = counting  # type: ignore[method-assign]
-    read: list[int] = []
-    real_changes = service.item_changes
-
-    def changes(*args: Any) -> Any:
-        got = real_changes(*args)
-        read.append(len(got[0]))
-        return got
-
-    service.item_changes = changes  # type: ignore[method-assign]
+    applied = _handed(model)
+    calls: Counter[str] = Counter()
+    service.item_changes = _counting(calls, "partial", service.item_changes)  # type: ignore[method-assign]
     service.catalog.update_item(notes[4].id, title="Renamed")
     with qtbot.waitSignal(feed.refreshed, timeout=WAIT_MS):
         feed.reload_now()
-    assert read == [20]  # all were written within the margin
+    assert (calls["partial"], calls["partial:rows"]) == (1, 20)  # all written within the margin
     assert applied == [1]
     assert {i.id: i for i in model.items()}[notes[4].id].title == "Renamed"
     qtmodeltester.check(model)
