@@ -18,6 +18,25 @@ pytest_plugins = ["tests.postgres.server"]
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
 
+@pytest.fixture(autouse=True)
+def main_thread_gc(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test with a Qt application collects cyclic garbage on its main thread only, from
+    the event loop, as Trove's processes do (app/runtime/main_thread_gc.py): the automatic
+    collector, run inside a Qt destructor, deadlocked the UI suite."""
+    if "qapp" not in request.fixturenames:
+        yield
+        return
+    from app.runtime.main_thread_gc import MainThreadCollector
+
+    request.getfixturevalue("qapp")  # the timer needs the application's event loop
+    collector = MainThreadCollector()
+    collector.start()
+    try:
+        yield
+    finally:
+        collector.stop()
+
+
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     return tmp_path / "home"

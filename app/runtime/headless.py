@@ -12,6 +12,7 @@ from PySide6.QtCore import QCoreApplication, QTimer
 
 from app.knowledge.service import KnowledgeService
 from app.runtime.executor import JobExecutor, QueueStall
+from app.runtime.main_thread_gc import MainThreadCollector
 
 ProgressSink = Callable[[str, str, str, float], None]
 
@@ -110,9 +111,12 @@ def run_until_drained(
     ticker.timeout.connect(lambda: None)
     ticker.start(200)
     QTimer.singleShot(0, executor.start)
+    collector = MainThreadCollector()
+    collector.start()
     try:
         app.exec()
     finally:
+        collector.stop()
         ticker.stop()
         looker.stop()
         for signum, handler in previous.items():

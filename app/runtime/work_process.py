@@ -30,6 +30,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from app.knowledge.logs import configure_logging
 from app.knowledge.service import open_service
 from app.runtime.executor import IDLE_POLL_MS, JobExecutor, QueueStall
+from app.runtime.main_thread_gc import MainThreadCollector
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +109,10 @@ def serve(home: Path, stdin: TextIO, stdout: TextIO) -> int:
         executor.start()  # recovers what a dead process left running, then schedules
         events.send({"e": "ready"})
         reader.start()
+        collector = MainThreadCollector()
+        collector.start()
         app.exec()
+        collector.stop()
         executor.shutdown(STOP_TIMEOUT_MS)
         events.send({"e": "stopped"})
     finally:

@@ -26,6 +26,7 @@ from app.knowledge.data_layout import resolve_home
 from app.knowledge.logs import configure_logging
 from app.knowledge.service import open_service
 from app.knowledge.types import TroveError
+from app.runtime.main_thread_gc import MainThreadCollector
 from app.runtime.process_executor import window_executor
 from app.ui import errors, i18n, theme
 from app.ui.context import UiContext
@@ -160,6 +161,8 @@ def run_window(ctx: UiContext, loop: asyncio.AbstractEventLoop) -> int:
         ctx.server_watching.start()
         window.start()
         settle_heap()
+        collector = MainThreadCollector(window)
+        collector.start()
         app = QApplication.instance()
         assert isinstance(app, QApplication)
         quit_event = asyncio.Event()
