@@ -266,6 +266,20 @@ def _rate_after(samples: list[tuple[float, int]], start: float) -> float | None:
     return (after[-1][1] - after[0][1]) / (after[-1][0] - after[0][0])
 
 
+def _rate_by_minute(samples: list[tuple[float, int]], start: float) -> list[float]:
+    """The vector stage's chunks/s in each whole minute from `start`: a slow first minute
+    (the window reading the whole base, the add settling its folders) against a steady
+    rest tells start-up from lasting interference."""
+    rates: list[float] = []
+    minute = start
+    while True:
+        inside = [(t, n) for t, n in samples if minute <= t <= minute + 60.0]
+        if len(inside) < 2 or inside[-1][0] - inside[0][0] < 50.0:
+            return rates
+        rates.append(round((inside[-1][1] - inside[0][1]) / (inside[-1][0] - inside[0][0]), 1))
+        minute += 60.0
+
+
 def _reference(home: Path) -> dict[str, object]:
     """The best raw onnxruntime loop on a sample of the library's own chunk texts."""
     import apsw
@@ -394,6 +408,9 @@ def run_scale(
     if model == "local":
         rate = _rate_after(sampler.vectors, started + searchable)
         result["vectorStageChunksPerSecond"] = round(rate, 1) if rate is not None else None
+        result["vectorStageChunksPerSecondByMinute"] = _rate_by_minute(
+            sampler.vectors, started + searchable
+        )
         result.update(_reference(home))
         if rate is not None:
             result["vectorStageVsReference"] = round(
