@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import qasync
-from PySide6.QtCore import QProcess, QSettings, Qt
+from PySide6.QtCore import QObject, QProcess, QSettings, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.knowledge.data_layout import resolve_home
@@ -160,9 +160,7 @@ def run_window(ctx: UiContext, loop: asyncio.AbstractEventLoop) -> int:
         ctx.watching.start()
         ctx.server_watching.start()
         window.start()
-        settle_heap()
-        collector = MainThreadCollector(window)
-        collector.start()
+        settle_heap(window)
         app = QApplication.instance()
         assert isinstance(app, QApplication)
         quit_event = asyncio.Event()
@@ -176,8 +174,13 @@ def run_window(ctx: UiContext, loop: asyncio.AbstractEventLoop) -> int:
     return 0
 
 
-def settle_heap() -> None:
-    """Tune the interpreter for a window that shares its process with job threads.
+def settle_heap(window: QObject) -> MainThreadCollector:
+    """Tune the interpreter for a window that shares its process with other threads (its
+    reads, its network calls).
+
+    Cyclic garbage is collected on the window's thread from the event loop, never by
+    whichever thread allocates (app/runtime/main_thread_gc.py: a collection inside a Qt
+    destructor deadlocked); the collector lives as long as `window`.
 
     Put what the start built (modules, Qt bindings, the window: most of the heap) out of
     the cyclic collector's reach, so a full collection walks only what came later. In the
@@ -191,6 +194,9 @@ def settle_heap() -> None:
     at 1 ms, files indexed per second unchanged (3.1-3.6)."""
     gc.freeze()
     sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)
+    collector = MainThreadCollector(window)
+    collector.start()
+    return collector
 
 
 def restart() -> None:

@@ -190,12 +190,16 @@ def _count(home: Path, table: str) -> int | None:
 
 class _Sampler:
     """Every 0.5 s: the RSS of the given processes and all their descendants, summed; every
-    2 s: the base's vector count (read from the index, as another process can)."""
+    2 s: the base's vector count (read from the index, as another process can) and the CPU
+    time of each named process tree and of the machine's idle cores."""
 
     def __init__(self, home: Path) -> None:
         self.peak = 0
         self.vectors: list[tuple[float, int]] = []
         self.roots: list[int] = []
+        self.names: dict[int, str] = {}
+        # (time, CPU seconds of each named root's process tree, the machine's idle seconds)
+        self.cpu: list[tuple[float, dict[str, float], float]] = []
         self._home = home
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -212,6 +216,23 @@ class _Sampler:
                         total += proc.memory_info().rss
         return total
 
+    def _cpu(self) -> dict[str, float]:
+        """CPU seconds of each named process with its descendants, live and ended."""
+        import psutil
+
+        seconds: dict[str, float] = {}
+        for pid, name in self.names.items():
+            with contextlib.suppress(psutil.Error):
+                root = psutil.Process(pid)
+                t = root.cpu_times()
+                total = t.user + t.system + t.children_user + t.children_system
+                for child in root.children(recursive=True):
+                    with contextlib.suppress(psutil.Error):
+                        c = child.cpu_times()
+                        total += c.user + c.system
+                seconds[name] = total
+        return seconds
+
     def _vector_count(self) -> int | None:
         return _count(self._home, "vectors")
 
@@ -224,6 +245,9 @@ class _Sampler:
                 count = self._vector_count()
                 if count is not None:
                     self.vectors.append((time.monotonic(), count))
+                import psutil
+
+                self.cpu.append((time.monotonic(), self._cpu(), psutil.cpu_times().idle))
 
     def start(self) -> None:
         self._thread.start()
@@ -280,21 +304,53 @@ def _rate_by_minute(samples: list[tuple[float, int]], start: float) -> list[floa
         minute += 60.0
 
 
-def _reference(home: Path) -> dict[str, object]:
-    """The best raw onnxruntime loop on a sample of the library's own chunk texts."""
+def _cores_used(
+    samples: list[tuple[float, dict[str, float], float]], start: float
+) -> dict[str, float]:
+    """Cores each process tree used on average from `start` to the last sample, and the
+    machine's idle cores: where the vector stage's cores went."""
+    after = [s for s in samples if s[0] >= start]
+    if len(after) < 2 or after[-1][0] <= after[0][0]:
+        return {}
+    (t0, cpu0, idle0), (t1, cpu1, idle1) = after[0], after[-1]
+    span = t1 - t0
+    used = {name: round((cpu1[name] - cpu0[name]) / span, 2) for name in cpu1 if name in cpu0}
+    return {**used, "idle": round((idle1 - idle0) / span, 2)}
+
+
+def _embedded_texts(home: Path, limit: int) -> list[str]:
+    """The first `limit` chunks' texts as the vector stage embeds them: with the title in
+    front of a chunk that does not show it (embed_vectors._prepare). Runs A-E gave the
+    reference the bare chunk texts, a few tokens a chunk less work than the stage's."""
     import apsw
 
+    from app.knowledge.chunk_sizing import sizing_for
+    from app.knowledge.pipeline.indexing.token_count import embedding_input
+    from app.knowledge.service import KnowledgeService
+
+    service = KnowledgeService(home)
+    try:
+        [base] = service.list_bases()
+        sizing = sizing_for(base, service.parts.models)
+    finally:
+        service.close()
     index = next(home.glob("bases/*/.trove/index.sqlite"))
     conn = apsw.Connection(str(index), flags=apsw.SQLITE_OPEN_READONLY)
     try:
-        texts = [
-            str(r[0])
-            for r in conn.execute(
-                "SELECT text FROM chunks ORDER BY id LIMIT ?", (REFERENCE_SAMPLE,)
-            )
-        ]
+        rows = conn.execute(
+            "SELECT c.text, m.title FROM chunks c JOIN materials m ON m.id = c.material_id "
+            "ORDER BY c.id LIMIT ?",
+            (limit,),
+        ).fetchall()
     finally:
         conn.close()
+    return [embedding_input(sizing.header(str(title or "")), str(text)) for text, title in rows]
+
+
+def _reference(home: Path) -> dict[str, object]:
+    """The best raw onnxruntime loop on a sample of the library's own chunks, the same
+    strings the vector stage embeds."""
+    texts = _embedded_texts(home, REFERENCE_SAMPLE)
     from tests.bench.embed_configs import RawConfig, RawLoop
 
     # The winner of embed_configs.py's sweep on these machines (2026-12-07): both cores,
@@ -365,6 +421,7 @@ def run_scale(
     probe = _start_window(home) if window else None
     if probe is not None:
         sampler.roots.append(probe.pid)
+        sampler.names[probe.pid] = "window"
     started = time.monotonic()
     add = subprocess.Popen(
         _trove(home, "add", "lib", str(library), "--link", "--wait"),
@@ -375,6 +432,7 @@ def run_scale(
         text=True,
     )
     sampler.roots.append(add.pid)
+    sampler.names[add.pid] = "add"
     sampler.start()
     polled: float | None = None
     if vector_window is None:
@@ -411,6 +469,7 @@ def run_scale(
         result["vectorStageChunksPerSecondByMinute"] = _rate_by_minute(
             sampler.vectors, started + searchable
         )
+        result["vectorStageCoresUsed"] = _cores_used(sampler.cpu, started + searchable)
         result.update(_reference(home))
         if rate is not None:
             result["vectorStageVsReference"] = round(

@@ -245,7 +245,7 @@ def run(
     window.confirm_quit = lambda _running: True
     window.show()
     window.start()
-    settle_heap()
+    settle_heap(window)
     wait_until(lambda: window.current_base() is not None, 30, "the base")
     paths = corpus(tmp / "corpus", files)
     if scanned_pages:

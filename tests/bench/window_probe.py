@@ -2,7 +2,7 @@
 
     python tests/bench/window_probe.py HOME
 
-Opens the main window as `trove` does (its own job executor included, in the job process the
+Opens the main window as `trove` does (its heap settled, its own job executor included, in the job process the
 window starts: a window open while a terminal indexes runs the queue too), ticks a QTimer every 10 ms on the GUI thread, and on
 SIGTERM closes the window and prints one JSON line: the longest stall, the p99 gap, and the
 longest stall during which a separate idle process was not held up as well (the machine's
@@ -29,6 +29,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from app.knowledge.service import KnowledgeService  # noqa: E402
 from app.runtime.process_executor import window_executor  # noqa: E402
 from app.ui.context import UiContext  # noqa: E402
+from app.ui.launcher import settle_heap  # noqa: E402
 from app.ui.main_window import MainWindow  # noqa: E402
 from app.ui.notifications import Notifier  # noqa: E402
 from app.ui.tasks import BackgroundTasks  # noqa: E402
@@ -52,6 +53,7 @@ def main() -> None:
     window.confirm_quit = lambda _running: True
     window.show()
     window.start()
+    settle_heap(window)  # as launcher.run_window does
     opened = time.monotonic()
     gaps: list[tuple[float, float]] = []
     last: list[float | None] = [None]
