@@ -257,19 +257,46 @@ def test_a_batch_is_written_while_the_next_one_embeds(
     assert len(texts) == len(set(texts)) == status.chunks
 
 
-def test_a_slice_queues_the_stage_again_without_using_an_attempt(
-    svc: KnowledgeService, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    base_id = _read_not_embedded(svc, 3)
-    monkeypatch.setattr("app.knowledge.jobs.embed_vectors.SLICE_S", -1.0)  # one batch a run
+def _runs_of_the_stage(svc: KnowledgeService, base_id: str) -> int:
     ctx = JobContext(svc.parts)
     runs = 0
     while (job := svc.catalog.claim_next_job(base_id)) is not None:
         assert job.attempts == 1
         runner.run_job(ctx, job)
         runs += 1
-    assert runs > 2
     assert svc.vector_status(base_id).waiting_documents == 0
+    return runs
+
+
+def test_a_slice_queues_the_stage_again_without_using_an_attempt(
+    svc: KnowledgeService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base_id = _read_not_embedded(svc, 3)
+    # Another base's document waits to be read: each slice hands over.
+    other = svc.create_base("other")
+    svc.add_note(other.id, "Waiting", "read me first")
+    monkeypatch.setattr("app.knowledge.jobs.embed_vectors.SLICE_S", -1.0)  # one batch a run
+    assert _runs_of_the_stage(svc, base_id) > 2
+
+
+def test_with_nothing_else_due_a_run_goes_on_past_its_slice_up_to_its_limit(
+    svc: KnowledgeService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hand-over can move the stage to another process that loads the model first;
+    with nothing else to do there is no one to hand over to."""
+    base_id = _read_not_embedded(svc, 3)
+    monkeypatch.setattr("app.knowledge.jobs.embed_vectors.SLICE_S", -1.0)
+    assert _runs_of_the_stage(svc, base_id) == 1
+
+
+def test_a_run_with_nothing_else_due_still_ends_at_its_limit(
+    svc: KnowledgeService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Well before the job timeout, which would count as a failed attempt."""
+    base_id = _read_not_embedded(svc, 3)
+    monkeypatch.setattr("app.knowledge.jobs.embed_vectors.SLICE_S", -1.0)
+    monkeypatch.setattr("app.knowledge.jobs.embed_vectors.RUN_MAX_S", -1.0)
+    assert _runs_of_the_stage(svc, base_id) > 2
 
 
 def test_lost_vectors_are_computed_again_by_the_doctor_without_reading(

@@ -10,8 +10,9 @@ text, embeds the rest and writes each batch as it comes. So:
   again, embeds only what is still missing (nothing is read again, nothing paid twice
   that was written);
 - a normal exit hands it back between two batches (the runner);
-- it works in slices of SLICE_S and queues itself again after each, so new documents
-  (whose reading comes first) are never held up by a large base's vectors;
+- it works in slices of SLICE_S and queues itself again after each while other jobs are
+  due, so new documents (whose reading comes first) and other bases' vectors are never
+  held up by a large base's vectors; with nothing else due it goes on (up to RUN_MAX_S);
 - pausing the base (vector_stage.py) stops it after the batch in flight.
 
 While a document's vectors are missing it stays completed with the phase `embedding` and
@@ -45,8 +46,12 @@ from app.providers.interfaces import ProviderError
 
 log = logging.getLogger(__name__)
 
-# How long one run works before it queues itself again (well inside the job timeout).
+# How long one run works before it queues itself again if other work is due.
 SLICE_S = 120.0
+# The longest one run works when nothing else is due (well inside the job timeout, 30 min):
+# every hand-over can move the stage to another process (the window's job process and a
+# waiting `trove add` take turns), which first loads the model and runs cold passes.
+RUN_MAX_S = 15 * 60.0
 # When another process runs the base's vector stage, look again after this long.
 BUSY_POLL_S = 5.0
 
@@ -71,7 +76,7 @@ def run(ctx: JobContext, job: Job) -> None:
     progress = _Progress()
     try:
         store.ensure_vectors(base.dimensions)
-        finished = _work(ctx, base, store, time.monotonic() + SLICE_S, progress)
+        finished = _work(ctx, base, store, _Slice(ctx), progress)
     except RetryableFailure as exc:
         policy = policy_for(JobKind.EMBED_VECTORS)
         if not progress.batches and job.attempts >= policy.attempts:
@@ -136,6 +141,33 @@ def _queue_key_back(ctx: JobContext, job: Job) -> bool:
     return ctx.parts.catalog.take_job_lease(job.id, vectors_key(job.base_id)) is None
 
 
+class _Slice:
+    """When a run hands the stage back: SLICE_S after it started if another job is due by
+    then, else at the next check after that, at most RUN_MAX_S after its start."""
+
+    def __init__(self, ctx: JobContext) -> None:
+        self._ctx = ctx
+        self._started = time.monotonic()
+        self._until = self._started + SLICE_S
+
+    def over(self) -> bool:
+        now = time.monotonic()
+        if now <= self._until:
+            return False
+        if now - self._started >= RUN_MAX_S or self._others_due():
+            return True
+        self._until = now + min(SLICE_S, RUN_MAX_S - (now - self._started))
+        return False
+
+    def _others_due(self) -> bool:
+        try:
+            due = self._ctx.parts.catalog.next_due_time()
+        except Exception:  # the catalog is busy or a server unreachable: hand over as before
+            log.debug("could not see whether other jobs are due", exc_info=True)
+            return True
+        return due is not None and due <= time.time()
+
+
 @dataclass(slots=True)
 class _Progress:
     batches: int = 0  # written by this run
@@ -170,7 +202,7 @@ Embed = Callable[[list[str]], object]
 Vectors = dict[str, np.ndarray]
 
 
-def _work(ctx: JobContext, base: Base, store: BaseIndex, until: float, progress: _Progress) -> bool:
+def _work(ctx: JobContext, base: Base, store: BaseIndex, span: _Slice, progress: _Progress) -> bool:
     """Embed and write batches until none is left (True) or the slice is over (False).
 
     A batch is written while the next one embeds: one after the other, the writes left both
@@ -197,7 +229,7 @@ def _work(ctx: JobContext, base: Base, store: BaseIndex, until: float, progress:
                 ctx.raise_if_cancelled()
                 following: _Batch | None = None
                 # A run makes at least one batch, however short its slice.
-                over = after > 0 and time.monotonic() > until
+                over = after > 0 and span.over()
                 if not over and not _held(ctx, base.id):
                     pending = store.pending_vectors(after, batch_size)
                     if pending:

@@ -53,8 +53,8 @@ POLICIES: dict[JobKind, JobPolicy] = {
     JobKind.REFRESH_PAGES: JobPolicy(Recovery.ABANDON, concurrency=2),
     # Each batch of vectors is written as it comes, so a crash loses at most the batch in
     # flight: after one, the job simply runs again and embeds only what is still missing.
-    # It works in slices shorter than the timeout (embed_vectors.SLICE_S) and queues
-    # itself again after each, so it never runs into the timeout.
+    # A run ends well before the timeout (embed_vectors.SLICE_S while other jobs are due,
+    # RUN_MAX_S otherwise) and queues itself again, so it never runs into the timeout.
     JobKind.EMBED_VECTORS: JobPolicy(
         Recovery.RETRY, concurrency=1, attempts=5, backoff_initial_s=2.0, backoff_max_s=120.0
     ),
