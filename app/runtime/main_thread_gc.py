@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer
 
@@ -50,13 +49,10 @@ class MainThreadCollector(QObject):
     """Between start() and stop() the automatic collector is off and this object's timer,
     on the thread it lives in, collects what is due."""
 
-    def __init__(
-        self, parent: QObject | None = None, clock: Callable[[], float] = time.monotonic
-    ) -> None:
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._clock = clock
         self._threshold = gc.get_threshold()
-        self._last_full = clock()
+        self._last_full = time.monotonic()
         self._was_enabled = False
         self._timer = QTimer(self)
         self._timer.setInterval(CHECK_MS)
@@ -71,10 +67,10 @@ class MainThreadCollector(QObject):
             return
         threshold = gc.get_threshold()
         if threshold[0] > 0:  # 0 means someone switched collection off on purpose
-            self._threshold = (threshold[0], threshold[1], threshold[2])
+            self._threshold = threshold
         self._was_enabled = gc.isenabled()
         gc.disable()
-        self._last_full = self._clock()
+        self._last_full = time.monotonic()
         self._timer.start()
 
     def stop(self) -> None:
@@ -92,8 +88,8 @@ class MainThreadCollector(QObject):
         generation = due_generation(gc.get_count(), self._threshold)
         if generation is None:
             return
-        if generation == 2 and self._clock() - self._last_full < FULL_EVERY_S:
+        if generation == 2 and time.monotonic() - self._last_full < FULL_EVERY_S:
             generation = 1
         gc.collect(generation)
         if generation == 2:
-            self._last_full = self._clock()
+            self._last_full = time.monotonic()

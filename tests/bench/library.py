@@ -237,6 +237,8 @@ class _Sampler:
         return _count(self._home, "vectors")
 
     def _run(self) -> None:
+        import psutil
+
         ticks = 0
         while not self._stop.wait(0.5):
             self.peak = max(self.peak, self._rss())
@@ -245,8 +247,6 @@ class _Sampler:
                 count = self._vector_count()
                 if count is not None:
                     self.vectors.append((time.monotonic(), count))
-                import psutil
-
                 self.cpu.append((time.monotonic(), self._cpu(), psutil.cpu_times().idle))
 
     def start(self) -> None:
