@@ -257,6 +257,10 @@ class JobExecutor(QObject):
         # Failed rounds in a row (a claim or a count the catalog refused), and the last error.
         self._failures = 0
         self._failure: BaseException | None = None
+        # Failures noted so far, ever: a success clears the streak only when no failure was
+        # noted while it ran (a count read that waited on a lock must not clear a failure a
+        # later claim met meanwhile: the warning would then be said twice in one streak).
+        self._noted = 0
         self._stopping = threading.Event()
         self._started = False
         self._progress = _ProgressHub(service)
@@ -369,6 +373,7 @@ class JobExecutor(QObject):
                     log.info("memory budget reached; new jobs wait for running ones to finish")
                     return None, "memory"
                 skip = self._full_queues()
+                noted = self._noted
             try:
                 job = self._service.jobs.claim_next(now=self._clock(), owner=self._owner, skip=skip)
             except Exception as exc:  # a full disk refuses even the claim's commit
@@ -377,8 +382,7 @@ class JobExecutor(QObject):
             if job is None:
                 return None, "empty"  # the round is a good one if its counts can be read too
             with self._lock:
-                self._failures = 0  # work goes on
-                self._failure = None
+                self._clear_trouble(noted)  # work goes on
                 self._running[job.id] = job
                 more = self._workers < self._cap
                 if more:
@@ -407,6 +411,7 @@ class JobExecutor(QObject):
         """Count a round whose claim or counts failed; say it once per streak, in one line
         when the storage refused (a traceback when it is something else: a bug)."""
         with self._lock:
+            self._noted += 1
             self._failures += 1
             self._failure = exc
             first = self._failures == 1
@@ -424,12 +429,20 @@ class JobExecutor(QObject):
         else:
             log.error("job worker crashed", exc_info=exc)
 
+    def _clear_trouble(self, noted: int) -> None:
+        """End the failure streak, unless a failure was noted after `noted` was read (the
+        success is then older than it). Called with `_lock` held."""
+        if self._noted == noted:
+            self._failures = 0
+            self._failure = None
+
     def _report_idle(self, why: str) -> None:
         """A worker ends: tell the GUI thread when to look again. Never raises: a worker
         that ends by an exception would leave `_workers` counting it for ever."""
         with self._lock:
             self._workers -= 1
             alone = self._workers == 0 and not self._running
+            noted = self._noted
         self._release_unrecorded()
         due: float | None = None
         totals = (0, 0)
@@ -446,8 +459,7 @@ class JobExecutor(QObject):
             due = self._service.jobs.next_due_time() if totals[0] else None
             if why != TROUBLE:
                 with self._lock:
-                    self._failures = 0
-                    self._failure = None
+                    self._clear_trouble(noted)
         except Exception as exc:  # the counts are the catalog's too
             if why != TROUBLE:
                 self._note_trouble(exc)

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import apsw
 import pytest
 from pytestqt.qtbot import QtBot
 
@@ -140,6 +141,32 @@ def test_the_pause_doubles_up_to_a_minute() -> None:
     assert pauses[:4] == [0.5, 1.0, 2.0, 4.0]
     assert pauses[-1] == executor_module.TROUBLE_MAX_PAUSE_S == 60.0
     assert pauses == sorted(pauses)
+
+
+def test_a_success_older_than_a_failure_does_not_end_its_streak(
+    svc: KnowledgeService, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A worker's end-of-round counts can wait on a lock while another worker's claim
+    fails: that older success must not end the streak, or the next failure warns again
+    (it did in CI on a loaded machine: the warning twice in one `add --wait`)."""
+    executor = JobExecutor(svc, max_workers=2)
+    real_counts = svc.catalog.job_counts
+
+    def counts_while_a_claim_fails(*args: Any, **kwargs: Any) -> tuple[int, int]:
+        executor._note_trouble(apsw.BusyError("database is locked"))  # the other worker
+        return real_counts(*args, **kwargs)
+
+    monkeypatch.setattr(svc.catalog, "job_counts", counts_while_a_claim_fails)
+    caplog.set_level(logging.WARNING, logger=executor_module.__name__)
+    with executor._lock:
+        executor._workers = 1  # the worker that ends this round
+    executor._report_idle("empty")
+    monkeypatch.setattr(svc.catalog, "job_counts", real_counts)
+    executor._note_trouble(apsw.BusyError("database is locked"))  # the streak goes on
+    executor.shutdown()
+    warned = [r for r in caplog.records if "cannot be read or claimed" in r.getMessage()]
+    assert len(warned) == 1, [r.getMessage() for r in warned]
+    assert executor._failures == 2
 
 
 # -- the worker loop's own catalog reads -----------------------------------------------------------
