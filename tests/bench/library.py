@@ -22,12 +22,21 @@ given size, 2 = twice the files and bytes), in a fresh data folder:
   the reference for the vector stage's chunks/s;
 - the bytes the data folder grew by against the library's size (and of them, under raw/).
 
-`--vector-window S` (for a library whose vectors take hours on these cores): the add is
-stopped (SIGINT: the vector stage goes back to the queue) S seconds after the library became
-searchable; the vector stage's chunks/s is measured over that window and the time for all
-vectors is given as a projection (`projectedSecondsUntilVectorsDone`, never as measured),
-and the disk figure then holds only the vectors written so far. `--kinds pdf,docx` makes a
-library of only those kinds.
+`--vector-window S`: the add is stopped (SIGINT: the vector stage goes back to the queue)
+S seconds after the library became searchable; the vector stage's chunks/s is measured over
+that window and the time for all vectors is given as a projection
+(`projectedSecondsUntilVectorsDone`, never as measured), and the disk figure then holds only
+the vectors written so far. `--kinds pdf,docx` makes a library of only those kinds.
+
+A run longer than one sitting (the vectors of 40,000 files take ~4 h of both cores here):
+`--budget S` stops this invocation's run after S seconds the same way, keeping the data
+folder and a ledger (WORKDIR/run-xN/ledger.json) of each process lifetime so far; the next
+invocation with the same WORKDIR and `--keep-library` goes on with `trove resume lib` (the
+window probe open again) instead of starting afresh. The times until searchable and until
+every vector is written are then sums over the lifetimes, each stop's hand-back and each
+resume's start-up included; the vector stage's ratio to the reference is weighted by each
+lifetime's stage time, each against a reference measured right after it (the machine's
+speed changes between sittings). A finished scale is reported from its ledger again.
 
 Prints one JSON line per scale, then one with the growth from scale 1 to scale 2.
 """
@@ -51,6 +60,7 @@ import time
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -347,7 +357,7 @@ def _embedded_texts(home: Path, limit: int) -> list[str]:
     return [embedding_input(sizing.header(str(title or "")), str(text)) for text, title in rows]
 
 
-def _reference(home: Path) -> dict[str, object]:
+def _reference(home: Path) -> dict[str, Any]:
     """The best raw onnxruntime loop on a sample of the library's own chunks, the same
     strings the vector stage embeds."""
     texts = _embedded_texts(home, REFERENCE_SAMPLE)
@@ -388,99 +398,212 @@ def _unsearchable(home: Path) -> int | None:
     return int(rows.get("preparing", 0)) + int(rows.get("processing", 0))
 
 
-def _stop_after_searchable(
-    add: subprocess.Popen[str], home: Path, started: float, window_s: float
-) -> float | None:
-    """SIGINT the add `window_s` after every document became findable (the add prints that
-    moment only at its end); returns the moment, in seconds from `started`."""
-    while add.poll() is None:
-        if _unsearchable(home) == 0:
-            searchable = time.monotonic() - started
-            deadline = time.monotonic() + window_s
-            while add.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.5)
-            if add.poll() is None:
-                add.send_signal(signal.SIGINT)
-            return searchable
-        time.sleep(0.5)
-    return None
-
-
-def run_scale(
-    library: Path, workdir: Path, model: str, window: bool, vector_window: float | None = None
-) -> dict[str, object]:
-    home = workdir / "home"
-    shutil.rmtree(home, ignore_errors=True)
+def _session(
+    home: Path,
+    argv: list[str],
+    window: bool,
+    searchable_before: float | None,
+    elapsed_before: float,
+    stop_after_searchable: float | None,
+    deadline: float | None,
+) -> dict[str, Any]:
+    """One process lifetime of the run: the window probe (when asked) and `argv` (the add,
+    or a resume), sampled, until the command ends or is stopped with SIGINT (the vector
+    stage goes back to the queue): `stop_after_searchable` seconds after every document
+    became findable, or at `deadline` (monotonic). `searchable_before`: the moment (from
+    the run's start) the library became searchable in an earlier session, if it did."""
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    create = ["base", "create", "lib"]
-    if model == "local":
-        create += ["--embedding", "local:all-MiniLM-L6-v2"]
-    subprocess.run(_trove(home, *create), cwd=ROOT, env=env, check=True, capture_output=True)
-    before = _tree_bytes(home)
     sampler = _Sampler(home)
     probe = _start_window(home) if window else None
     if probe is not None:
         sampler.roots.append(probe.pid)
         sampler.names[probe.pid] = "window"
     started = time.monotonic()
-    add = subprocess.Popen(
-        _trove(home, "add", "lib", str(library), "--link", "--wait"),
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
+    proc = subprocess.Popen(
+        argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     )
-    sampler.roots.append(add.pid)
-    sampler.names[add.pid] = "add"
+    sampler.roots.append(proc.pid)
+    sampler.names[proc.pid] = "command"
     sampler.start()
+    # stderr is read by a thread: a pipe left full would stop the command.
+    err_parts: list[str] = []
+    stderr = proc.stderr
+    assert stderr is not None
+    reader = threading.Thread(target=lambda: err_parts.append(stderr.read()), daemon=True)
+    reader.start()
     polled: float | None = None
-    if vector_window is None:
-        _, err = add.communicate()
-    else:
-        polled = _stop_after_searchable(add, home, started, vector_window)
-        _, err = add.communicate()
+    stopped = False
+    while proc.poll() is None:
+        if searchable_before is None and polled is None and _unsearchable(home) == 0:
+            polled = time.monotonic() - started
+        late = deadline is not None and time.monotonic() > deadline
+        done_window = (
+            stop_after_searchable is not None
+            and (searchable_before is not None or polled is not None)
+            and time.monotonic() - started - (polled or 0.0) > stop_after_searchable
+        )
+        if late or done_window:
+            proc.send_signal(signal.SIGINT)
+            stopped = True
+            break
+        time.sleep(0.5)
+    proc.wait()
+    reader.join(timeout=60)
     seconds = time.monotonic() - started
     sampler.stop()
     stalls = _stop_window(probe) if probe is not None else {}
+    err = "".join(err_parts)
     found = SEARCHABLE.search(err)
-    searchable = float(found.group(1)) if found else (polled or seconds)
-    vectors = sampler.vectors[-1][1] if sampler.vectors else 0
-    summary = [line for line in err.splitlines() if line.startswith(("indexed", "vectors"))]
-    result: dict[str, object] = {
-        "exitCode": add.returncode,
-        "summary": summary,
-        "secondsUntilSearchable": round(searchable, 1),
-        "secondsUntilVectorsDone": (
-            round(seconds, 1) if model == "local" and vector_window is None else None
-        ),
-        "chunks": _count(home, "chunks"),
-        "vectors": vectors,
-        "vectorStageChunksPerSecond": None,
+    if searchable_before is None and found:  # the command's own word, from its start
+        polled = float(found.group(1))
+    stage_from = 0.0 if searchable_before is not None else polled
+    span: dict[str, Any] = {
+        "command": " ".join(argv[5:7]),
+        "date": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
+        "exitCode": proc.returncode,
+        "stopped": stopped,
+        "seconds": round(seconds, 1),
+        "searchableAfter": None if polled is None else round(elapsed_before + polled, 1),
+        "summary": [line for line in err.splitlines() if line.startswith(("indexed", "vectors"))],
         "peakRssMb": round(sampler.peak / 2**20, 1),
-        "diskAddedBytes": _tree_bytes(home) - before,
-        # Of which the materials under raw/ (texts; copies of files not indexed in place)
-        "diskRawBytes": sum(_tree_bytes(raw) for raw in home.glob("bases/*/raw")),
         **{f"window{k[0].upper()}{k[1:]}": v for k, v in stalls.items()},
     }
-    if model == "local":
-        rate = _rate_after(sampler.vectors, started + searchable)
-        result["vectorStageChunksPerSecond"] = round(rate, 1) if rate is not None else None
-        result["vectorStageChunksPerSecondByMinute"] = _rate_by_minute(
-            sampler.vectors, started + searchable
+    if stage_from is not None:
+        stage = [(t, n) for t, n in sampler.vectors if t >= started + stage_from]
+        if len(stage) >= 2 and stage[-1][0] > stage[0][0]:
+            span["stageSeconds"] = round(stage[-1][0] - stage[0][0], 1)
+            span["stageVectors"] = stage[-1][1] - stage[0][1]
+            span["vectorStageChunksPerSecond"] = round(
+                span["stageVectors"] / span["stageSeconds"],
+                1,
+            )
+            span["vectorStageChunksPerSecondByMinute"] = _rate_by_minute(
+                sampler.vectors, started + stage_from
+            )
+            span["vectorStageCoresUsed"] = _cores_used(sampler.cpu, started + stage_from)
+    span["vectorsAtEnd"] = _count(home, "vectors") or 0
+    return span
+
+
+def _ledger_path(rundir: Path) -> Path:
+    return rundir / "ledger.json"
+
+
+def _save_ledger(rundir: Path, ledger: dict[str, Any]) -> None:
+    path = _ledger_path(rundir)
+    path.with_suffix(".tmp").write_text(json.dumps(ledger, indent=1))
+    path.with_suffix(".tmp").replace(path)
+
+
+def run_scale(
+    library: Path,
+    rundir: Path,
+    model: str,
+    window: bool,
+    vector_window: float | None = None,
+    deadline: float | None = None,
+) -> dict[str, Any]:
+    """The run of one scale, as far as `deadline` allows: a fresh data folder and `trove add
+    --link --wait`, or, when RUNDIR holds the ledger of a run stopped before its vectors
+    were all written, `trove resume lib` in its data folder. Each process lifetime is a
+    span of the ledger; the times until searchable and until every vector is written are
+    sums of spans (a stop and a resume cost their start-ups: they are counted)."""
+    home = rundir / "home"
+    ledger: dict[str, Any] | None = None
+    if _ledger_path(rundir).is_file():
+        ledger = json.loads(_ledger_path(rundir).read_text())
+    if ledger is not None and ledger.get("done"):
+        return _result(home, ledger, model, reference=None)
+    spans: list[dict[str, Any]]
+    if ledger is None:
+        shutil.rmtree(home, ignore_errors=True)
+        create = ["base", "create", "lib"]
+        if model == "local":
+            create += ["--embedding", "local:all-MiniLM-L6-v2"]
+        subprocess.run(_trove(home, *create), cwd=ROOT, check=True, capture_output=True)
+        spans = []
+        ledger = {"homeBytesBefore": _tree_bytes(home), "spans": spans, "done": False}
+        argv = _trove(home, "add", "lib", str(library), "--link", "--wait")
+    else:
+        spans = ledger["spans"]
+        argv = _trove(home, "resume", "lib")
+    elapsed = sum(float(s["seconds"]) for s in spans)
+    searchable = ledger.get("secondsUntilSearchable")
+    span = _session(
+        home,
+        argv,
+        window,
+        None if searchable is None else float(searchable),
+        elapsed,
+        vector_window,
+        deadline,
+    )
+    spans.append(span)
+    if searchable is None and span["searchableAfter"] is not None:
+        ledger["secondsUntilSearchable"] = span["searchableAfter"]
+    reference = _reference(home) if model == "local" else None
+    if reference is not None and "vectorStageChunksPerSecond" in span:
+        span["referenceChunksPerSecond"] = reference["referenceChunksPerSecond"]
+        span["vectorStageVsReference"] = round(
+            float(span["vectorStageChunksPerSecond"])
+            / float(reference["referenceChunksPerSecond"]),
+            3,
         )
-        result["vectorStageCoresUsed"] = _cores_used(sampler.cpu, started + searchable)
-        result.update(_reference(home))
-        if rate is not None:
+    chunks = _count(home, "chunks") or 0
+    ledger["done"] = (
+        span["exitCode"] == 0
+        and not span["stopped"]
+        and (model != "local" or int(span["vectorsAtEnd"]) == chunks)
+    )
+    _save_ledger(rundir, ledger)
+    return _result(home, ledger, model, reference)
+
+
+def _result(
+    home: Path, ledger: dict[str, Any], model: str, reference: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The scale's figures from its ledger: times summed over spans, the vector stage's
+    chunks/s and ratio weighted by each span's stage time (each span's ratio is to a
+    reference measured right after it, the machine's speed changes between sessions)."""
+    spans: list[dict[str, Any]] = ledger["spans"]
+    done = bool(ledger["done"])
+    total = sum(float(s["seconds"]) for s in spans)
+    chunks = _count(home, "chunks")
+    vectors = _count(home, "vectors") or 0
+    staged = [s for s in spans if s.get("stageSeconds")]
+    stage_s = sum(float(s["stageSeconds"]) for s in staged)
+    result: dict[str, Any] = {
+        "exitCode": spans[-1]["exitCode"],
+        "summary": spans[-1]["summary"],
+        "secondsUntilSearchable": ledger.get("secondsUntilSearchable"),
+        "secondsUntilVectorsDone": round(total, 1) if done and model == "local" else None,
+        "processLifetimes": len(spans),
+        "chunks": chunks,
+        "vectors": vectors,
+        "peakRssMb": max(float(s["peakRssMb"]) for s in spans),
+        "diskAddedBytes": _tree_bytes(home) - int(ledger["homeBytesBefore"]),
+        # Of which the materials under raw/ (texts; copies of files not indexed in place)
+        "diskRawBytes": sum(_tree_bytes(raw) for raw in home.glob("bases/*/raw")),
+        "windowMaxStallMs": max((s.get("windowMaxStallMs") or 0.0) for s in spans),
+        "windowMaxAppStallMs": max((s.get("windowMaxAppStallMs") or 0.0) for s in spans),
+        "windowP99GapMs": max((s.get("windowP99GapMs") or 0.0) for s in spans),
+        "spans": spans,
+    }
+    if model == "local" and stage_s:
+        rate = sum(int(s["stageVectors"]) for s in staged) / stage_s
+        result["vectorStageChunksPerSecond"] = round(rate, 1)
+        rated = [s for s in staged if s.get("vectorStageVsReference")]
+        if rated:
+            weight = sum(float(s["stageSeconds"]) for s in rated)
             result["vectorStageVsReference"] = round(
-                rate / float(result["referenceChunksPerSecond"]),
-                3,  # type: ignore[arg-type]
+                sum(float(s["vectorStageVsReference"]) * float(s["stageSeconds"]) for s in rated)
+                / weight,
+                3,
             )
-        chunks = result["chunks"]
-        if vector_window is not None and rate and isinstance(chunks, int):
-            result["projectedSecondsUntilVectorsDone"] = round(
-                seconds + (chunks - vectors) / rate, 0
-            )
+        if reference is not None:
+            result.update(reference)
+        if not done and rate and chunks:
+            result["projectedSecondsUntilVectorsDone"] = round(total + (chunks - vectors) / rate)
     return result
 
 
@@ -500,16 +623,25 @@ def main() -> None:
     )
     parser.add_argument("--vector-window", type=float, help="seconds of vector stage, then stop")
     parser.add_argument(
+        "--budget",
+        type=float,
+        help="seconds this invocation may run; a scale not done by then is stopped and its "
+        "ledger kept: the next invocation with the same WORKDIR resumes it",
+    )
+    parser.add_argument(
         "--kinds", default="", help="only these kinds of file, e.g. pdf,docx (default: all)"
     )
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="trove-library-"))
-    results = []
+    deadline = None if args.budget is None else time.monotonic() + args.budget
+    results: list[dict[str, Any]] = []
     for scale in (float(s) for s in args.scales.split(",")):
+        if deadline is not None and time.monotonic() > deadline:
+            break
         library = workdir / f"library-x{scale:g}"
         only = [k for k in args.kinds.split(",") if k]
         made = _library(library, int(args.files * scale), args.mb * scale, args.seed, only)
-        result = {
+        result: dict[str, Any] = {
             "scale": scale,
             "libraryFiles": made["files"],
             "libraryBytes": made["bytes"],
@@ -519,20 +651,21 @@ def main() -> None:
                 args.model,
                 not args.no_window,
                 args.vector_window,
+                deadline,
             ),
         }
         result["diskAddedShare"] = round(
             int(result["diskAddedBytes"]) / max(1, made["bytes"]),
-            3,  # type: ignore[call-overload]
+            3,
         )
         print(json.dumps(result), flush=True)
         results.append(result)
-        if not args.keep_library:
+        if not args.keep_library and result["secondsUntilVectorsDone"] is not None:
             shutil.rmtree(library, ignore_errors=True)
     if len(results) == 2:
         first, second = results
         growth = {
-            key: round(float(second[key]) / float(first[key]), 2)  # type: ignore[arg-type]
+            key: round(float(second[key]) / float(first[key]), 2)
             for key in (
                 "secondsUntilSearchable",
                 "secondsUntilVectorsDone",
