@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import apsw
 import numpy as np
 import pytest
 from pytestqt.qtbot import QtBot
@@ -263,13 +264,17 @@ def _crash_in_the_vector_stage(
     home: Path, provider: PaidEmbeddings, folder: Path, log: Path
 ) -> Path:
     """`trove add --wait` of one document, killed while its vectors' second batch is out:
-    one batch written, the one in flight refused (not billed)."""
+    one batch written, the one in flight refused (not billed). The first batch is written
+    while the second embeds (embed_vectors._work), so the kill waits for its progress too:
+    on a loaded machine the write can land after the second request is out."""
     (doc,) = write_documents(folder, 1, SENTENCES)
     provider.delay_s = 0.0
     provider.hold_from(provider.requests + 2)  # the document's second batch of vectors
     writer = _writer(home, doc, log)
     try:
-        assert _wait(provider.held.is_set, writer), log.read_text()
+        assert _wait(
+            lambda: provider.held.is_set() and _embedding_progress(home, doc) > 0, writer
+        ), log.read_text()
         os.kill(writer.pid, signal.SIGKILL)  # a crash, one batch paid for
         writer.wait()
     finally:
@@ -278,6 +283,19 @@ def _crash_in_the_vector_stage(
             os.killpg(writer.pid, signal.SIGKILL)
             writer.wait()
     return doc
+
+
+def _embedding_progress(home: Path, doc: Path) -> float:
+    """The document's persisted vector-stage percent, read as another process can."""
+    conn = apsw.Connection(str(home / "trove.sqlite"), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        conn.setbusytimeout(5_000)
+        row = conn.execute(
+            "SELECT progress FROM items WHERE source = ? AND phase = 'embedding'", (str(doc),)
+        ).fetchone()
+    finally:
+        conn.close()
+    return float(row[0]) if row and row[0] is not None else 0.0
 
 
 def test_after_a_crash_in_the_vector_stage_resume_finishes_without_paying_twice(
