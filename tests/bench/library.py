@@ -292,14 +292,6 @@ def _stop_window(probe: subprocess.Popen[str]) -> dict[str, object]:
     return json.loads(lines[-1]) if lines else {}
 
 
-def _rate_after(samples: list[tuple[float, int]], start: float) -> float | None:
-    """Vectors written per second from `start` (monotonic) to the last sample."""
-    after = [(t, n) for t, n in samples if t >= start]
-    if len(after) < 2 or after[-1][0] <= after[0][0]:
-        return None
-    return (after[-1][1] - after[0][1]) / (after[-1][0] - after[0][0])
-
-
 def _rate_by_minute(samples: list[tuple[float, int]], start: float) -> list[float]:
     """The vector stage's chunks/s in each whole minute from `start`: a slow first minute
     (the window reading the whole base, the add settling its folders) against a steady
